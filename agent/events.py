@@ -1,0 +1,129 @@
+"""Typed events from the agent core to its faces (the TUI and headless mode).
+
+The core never prints: it emits these, in order, through an ``EventSink``. A permission request
+carries a Future that the face resolves; the loop awaits it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class TurnStats:
+    """One model request's figures. ``source`` says whether the server measured them."""
+
+    source: Literal["server", "client"]
+    decode_tok_s: float
+    predicted_n: int
+    prompt_n: int  # prompt tokens processed this request
+    cache_n: int  # prompt tokens served from the server's cache
+    draft_n: int | None  # None: no speculation ran
+    draft_accepted: int | None
+    wall_s: float
+
+    @property
+    def acceptance(self) -> float | None:
+        if not self.draft_n or self.draft_accepted is None:
+            return None
+        return self.draft_accepted / self.draft_n
+
+    @property
+    def accepted_share(self) -> float | None:
+        """Share of output tokens that came from accepted drafts."""
+        if self.draft_accepted is None or not self.predicted_n:
+            return None
+        return self.draft_accepted / self.predicted_n
+
+    @property
+    def cache_share(self) -> float:
+        total = self.prompt_n + self.cache_n
+        return self.cache_n / total if total else 0.0
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallStarted:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolCallFinished:
+    call_id: str
+    name: str
+    output: str
+    is_error: bool
+    duration_s: float
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+PermissionChoice = Literal["allow_once", "allow_always", "deny", "deny_with_message"]
+
+
+@dataclass(frozen=True)
+class PermissionDecision:
+    choice: PermissionChoice
+    message: str = ""  # for deny_with_message: told to the model
+
+
+@dataclass(frozen=True)
+class PermissionRequest:
+    call_id: str
+    tool: str
+    kind: str
+    subject: str  # the command line or path
+    preview: str  # what will run or change (a diff for edits)
+    future: asyncio.Future[PermissionDecision]
+
+
+@dataclass(frozen=True)
+class StepStats:
+    """Stats of one model request inside a turn, live for the faces."""
+
+    stats: TurnStats
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    stats: list[TurnStats]  # one per model request in the turn
+    stop_reason: Literal["done", "max_steps", "cancelled", "error", "tool_failures"]
+    final_text: str
+
+
+@dataclass(frozen=True)
+class Notice:
+    message: str
+    level: Literal["info", "warning"] = "info"
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    message: str
+
+
+Event = (
+    TextDelta
+    | ReasoningDelta
+    | ToolCallStarted
+    | ToolCallFinished
+    | PermissionRequest
+    | StepStats
+    | TurnFinished
+    | Notice
+    | ErrorEvent
+)
+EventSink = Callable[[Event], None]
