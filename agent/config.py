@@ -1,0 +1,231 @@
+"""Settings: user config.toml < project .beecode/config.toml < BEECODE_* env vars < CLI flags.
+
+Every setting is a field of ``Config``; its type hint is the validation spec, so adding a setting is
+one line. Scalars from a later source replace earlier ones. Lists (rules, roots, skills dirs) and
+``mcp_servers`` accumulate instead: a project config can add an allow rule but cannot drop the
+user's deny rules. Relative paths in ``extra_roots`` and ``skills_dirs`` are relative to the
+workspace.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tomllib
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+
+from server.paths import config_dir
+
+Mode = Literal["ask", "auto-edit", "yolo", "plan"]
+ToolMode = Literal["auto", "native", "constrained"]
+
+
+@dataclass
+class Config:
+    # Managed server profile (see `beecode server`); ignored when `endpoint` is set.
+    profile: str | None = None
+    # OpenAI-compatible base URL (…/v1) of a server beecode does not manage.
+    endpoint: str | None = None
+    # Bearer token for `endpoint`, when the server wants one.
+    api_key: str | None = None
+    # Model name sent in requests; None: the server's only model.
+    model: str | None = None
+    # Sampling; None leaves the server's default.
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    # Most tokens one model reply may produce.
+    max_tokens: int = 4096
+    # ask: reads run, the rest asks; auto-edit: edits run too; yolo: all runs; plan: read-only.
+    permission_mode: Mode = "ask"
+    # Rules like "bash(git status*)", "write(src/**)" or a bare tool name; deny wins.
+    allow: list[str] = field(default_factory=list)
+    deny: list[str] = field(default_factory=list)
+    # Directories outside the workspace that file tools may use.
+    extra_roots: list[str] = field(default_factory=list)
+    # Default and largest timeout of one bash command, in seconds.
+    bash_timeout_s: float = 120.0
+    bash_max_timeout_s: float = 600.0
+    # Tool output kept for the model (head and tail); the rest is counted, not sent.
+    max_output_chars: int = 30_000
+    # Model requests per user turn before the turn stops.
+    max_steps: int = 50
+    # Tool calls: native (server-parsed), constrained (JSON-schema steps), auto (chosen per model).
+    tool_mode: ToolMode = "auto"
+    # [mcp_servers.NAME] tables: {command, args?, env?} for stdio or {url} for HTTP.
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Extra directories searched for skills (folders holding SKILL.md).
+    skills_dirs: list[str] = field(default_factory=list)
+
+
+class ConfigError(Exception):
+    """An invalid setting: "<where>: <key>: <problem>", where is "file:line" when from a file."""
+
+
+ENV_VARS = {
+    "BEECODE_PROFILE": "profile",
+    "BEECODE_ENDPOINT": "endpoint",
+    "BEECODE_API_KEY": "api_key",
+    "BEECODE_PERMISSION_MODE": "permission_mode",
+}
+_ACCUMULATE = ("allow", "deny", "extra_roots", "skills_dirs", "mcp_servers")
+_PATH_LISTS = ("extra_roots", "skills_dirs")
+_POSITIVE = ("max_tokens", "bash_timeout_s", "bash_max_timeout_s", "max_output_chars", "max_steps")
+_SPECS: dict[str, Any] = get_type_hints(Config)
+_MCP_KEYS: dict[str, Any] = {
+    "command": str,
+    "args": list[str],
+    "env": dict[str, str],
+    "cwd": str,
+    "url": str,
+    "headers": dict[str, str],
+}
+_MCP_SHAPES = {str: "a string", list[str]: "a list of strings", dict[str, str]: "a string table"}
+_RULE = re.compile(r"(?P<tool>[\w.*?-]+)(?:\((?P<pattern>.+)\))?", re.DOTALL)
+
+
+def split_rule(rule: str) -> tuple[str, str | None]:
+    """ "bash(git status*)" -> ("bash", "git status*"); "git" -> ("git", None)."""
+    match = _RULE.fullmatch(rule.strip())
+    if match is None:
+        raise ValueError(f"bad rule {rule!r}: write tool(pattern) or a bare tool name")
+    return match["tool"], match["pattern"]
+
+
+def load_config(workspace: Path, cli: Mapping[str, Any] | None = None) -> Config:
+    merged: dict[str, Any] = {}
+    for path in (config_dir() / "config.toml", workspace / ".beecode" / "config.toml"):
+        if path.is_file():
+            _merge(merged, _read_file(path))
+    for var, key in ENV_VARS.items():
+        if os.environ.get(var):
+            _merge(merged, {key: _checked(key, os.environ[var], f"environment variable {var}")})
+    flags = {k: v for k, v in (cli or {}).items() if v is not None}
+    _merge(merged, {k: _checked(k, v, "command line") for k, v in flags.items()})
+    for key in _PATH_LISTS:
+        if key in merged:
+            merged[key] = [str((workspace / Path(p).expanduser()).resolve()) for p in merged[key]]
+    return Config(**merged)
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        # Python 3.11's error has no lineno attribute: the position is in the message.
+        message = str(err)
+        at = re.search(r"\(at line (\d+), column \d+\)", message)
+        line = at.group(1) if at else str(text.count("\n") + 1)
+        problem = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
+        raise ConfigError(f"{path}:{line}: invalid TOML: {problem}") from None
+    return {key: _checked(key, value, path, text) for key, value in data.items()}
+
+
+def _checked(key: str, value: Any, where: Path | str, text: str = "") -> Any:
+    """The value converted to its field's type, or ConfigError naming where, key and problem."""
+
+    def fail(problem: str, bad_key: str = key) -> ConfigError:
+        place = f"{where}:{_line_of(text, bad_key)}" if isinstance(where, Path) else where
+        return ConfigError(f"{place}: {bad_key}: {problem}")
+
+    if key not in _SPECS:
+        close = difflib.get_close_matches(key, _SPECS, n=1)
+        raise fail("unknown setting" + (f" (did you mean {close[0]}?)" if close else ""))
+    if key == "mcp_servers":
+        problem_at = _mcp_problem(value)
+        if problem_at:
+            raise fail(problem_at[1], f"mcp_servers.{problem_at[0]}" if problem_at[0] else key)
+        return {name: dict(entry) for name, entry in value.items()}
+    problem, converted = _convert(value, _SPECS[key])
+    if problem is None and key in _POSITIVE and converted <= 0:
+        problem = "must be greater than 0"
+    if problem is None and key in ("allow", "deny"):
+        for rule in converted:
+            try:
+                split_rule(rule)
+            except ValueError as err:
+                problem = str(err)
+    if problem is not None:
+        raise fail(problem)
+    return converted
+
+
+def _convert(value: Any, hint: Any) -> tuple[str | None, Any]:
+    """(problem, value converted to hint); problem is None when the value fits."""
+    origin = get_origin(hint)
+    if origin in (Union, types.UnionType):
+        options = [arg for arg in get_args(hint) if arg is not type(None)]
+        return _convert(value, options[0])
+    if origin is Literal:
+        choices = get_args(hint)
+        if value in choices:
+            return None, value
+        return f"must be one of {', '.join(choices)}, not {value!r}", value
+    if origin in (list, dict):
+        items = value.values() if isinstance(value, dict) else value
+        if isinstance(value, origin) and all(isinstance(item, str) for item in items):
+            return None, origin(value)
+        return f"must be {'a list' if origin is list else 'a table'} of strings", value
+    if isinstance(value, bool):  # a TOML bool is an int to isinstance; no setting takes one
+        return "must not be true or false", value
+    if hint is float and isinstance(value, int | float):
+        return None, float(value)
+    if hint is int and isinstance(value, int):
+        return None, value
+    if hint is str and isinstance(value, str):
+        return None, value
+    name = {int: "an integer", float: "a number", str: "a string"}.get(hint, str(hint))
+    return f"must be {name}, not {value!r}", value
+
+
+def _mcp_problem(value: Any) -> tuple[str, str] | None:
+    """(dotted key below mcp_servers, problem) for the first malformed server entry."""
+    if not isinstance(value, dict):
+        return "", "must be a table of [mcp_servers.NAME] tables"
+    for name, entry in value.items():
+        if not isinstance(entry, dict):
+            return name, "must be a table with command (and args, env) or url"
+        unknown = sorted(set(entry) - set(_MCP_KEYS))
+        if unknown:
+            return f"{name}.{unknown[0]}", f"unknown setting (use {', '.join(_MCP_KEYS)})"
+        if ("command" in entry) == ("url" in entry):
+            return name, "needs exactly one of command or url"
+        for key, hint in _MCP_KEYS.items():
+            if key in entry and _convert(entry[key], hint)[0] is not None:
+                return f"{name}.{key}", f"must be {_MCP_SHAPES[hint]}"
+    return None
+
+
+def _line_of(text: str, dotted_key: str) -> int:
+    """The line setting a key: its own [table] header, else the key after its parent's header."""
+    lines = text.splitlines()
+    parts = dotted_key.split(".")
+
+    def header_line(depth: int) -> int | None:
+        name = r"\s*\.\s*".join(rf"""(?:{re.escape(p)}|"{re.escape(p)}")""" for p in parts[:depth])
+        found = (n for n, line in enumerate(lines) if re.match(rf"\s*\[+\s*{name}\s*\]", line))
+        return next(found, None)
+
+    own = header_line(len(parts))
+    if own is not None:
+        return own + 1
+    start = next((n for d in range(len(parts) - 1, 0, -1) if (n := header_line(d)) is not None), 0)
+    leaf = re.compile(rf"""\s*(["']?){re.escape(parts[-1])}\1\s*[=.]""")
+    return next((n + 1 for n in range(start, len(lines)) if leaf.match(lines[n])), start + 1)
+
+
+def _merge(into: dict[str, Any], new: Mapping[str, Any]) -> None:
+    for key, value in new.items():
+        if key in _ACCUMULATE and key in into:
+            if isinstance(value, dict):
+                into[key] = {**into[key], **value}
+            else:
+                into[key] = into[key] + [item for item in value if item not in into[key]]
+        else:
+            into[key] = value
