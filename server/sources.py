@@ -130,23 +130,11 @@ def sdist_path(version: str, log: BuildLog, pip_args: Sequence[str]) -> Path:
     downloads = cache_dir() / "downloads"
     found = _find_sdist(downloads, version)
     if found is None:
-        log.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--disable-pip-version-check",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                "-d",
-                downloads,
-                f"{PYPI_PACKAGE}=={version}",
-                *pip_args,
-            ],
-            what=f"pip download {PYPI_PACKAGE}=={version}",
-        )
+        # Only this package must come as an sdist (other indexes serve prebuilt wheels of it);
+        # its build dependencies, which pip installs to read its metadata, may be wheels.
+        pip = [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--no-deps"]
+        pip += ["--no-binary", PYPI_PACKAGE, "-d", str(downloads), f"{PYPI_PACKAGE}=={version}"]
+        log.run([*pip, *pip_args], what=f"pip download {PYPI_PACKAGE}=={version}")
         found = _find_sdist(downloads, version)
     if found is None:
         raise log.failure(f"pip download gave no sdist of {PYPI_PACKAGE}=={version}")
