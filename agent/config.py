@@ -114,7 +114,10 @@ def load_config(workspace: Path, cli: Mapping[str, Any] | None = None) -> Config
 
 
 def _read_file(path: Path) -> dict[str, Any]:
-    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:

@@ -83,10 +83,14 @@ class TokenCounter:
     a dead server for every message.
     """
 
-    def __init__(self, base_url: str | None, *, timeout_s: float = 5.0) -> None:
+    def __init__(
+        self, base_url: str | None, *, api_key: str | None = None, timeout_s: float = 5.0
+    ) -> None:
+        """base_url: the server's, with or without /v1; None counts offline only."""
         root = (base_url or "").rstrip("/")
         self._root = root.removesuffix("/v1") or None
-        self._client = httpx.Client(timeout=timeout_s) if self._root else None
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(timeout=timeout_s, headers=headers) if self._root else None
         self._counts: dict[str, int] = {}
         self.exact = self._client is not None
 

@@ -27,7 +27,7 @@ _TITLE_CHARS = 60
 
 
 class SessionError(Exception):
-    """A session that does not exist or cannot be read."""
+    """A session that does not exist, or a session file that cannot be read or written."""
 
 
 @dataclass(frozen=True)
@@ -83,14 +83,17 @@ class Session:
     def create(cls, workspace: Path) -> Session:
         workspace = workspace.resolve()
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        while True:  # ids are unique by construction: O_EXCL refuses an existing file
-            session_id = f"{stamp}-{secrets.token_hex(2)}"
-            path = sessions_dir() / f"{session_id}.jsonl"
-            try:
-                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-                break
-            except FileExistsError:
-                continue
+        try:
+            while True:  # ids are unique by construction: O_EXCL refuses an existing file
+                session_id = f"{stamp}-{secrets.token_hex(2)}"
+                path = sessions_dir() / f"{session_id}.jsonl"
+                try:
+                    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                    break
+                except FileExistsError:
+                    continue
+        except OSError as err:
+            raise SessionError(f"cannot create a session file: {err}") from None
         session = cls(session_id, path, workspace)
         session.append(
             {
@@ -130,14 +133,17 @@ class Session:
             self._checked_tail = True
             if self.path.stat().st_size and not self._ends_with_newline():
                 data = b"\n" + data
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as err:
+            raise SessionError(f"cannot write {self.path}: {err.strerror}") from None
 
     def append_message(self, message: dict[str, Any]) -> None:
         self.append({"type": "message", "message": message})

@@ -79,7 +79,8 @@ class TokenizeHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).bodies.append({"path": self.path, **body})
+        auth = {"auth": self.headers["Authorization"]} if self.headers["Authorization"] else {}
+        type(self).bodies.append({"path": self.path, **auth, **body})
         if self.path != "/tokenize":
             self.send_error(404)
             return
@@ -126,6 +127,10 @@ def test_exact_counts_from_tokenize(tokenize_url: str, offline: Path) -> None:
     ]
     assert counter.count_tools([{"type": "function"}]) == 1
     counter.close()
+    with_key = TokenCounter(tokenize_url, api_key="sk-local")
+    assert with_key.count_text("a b") == 2
+    assert TokenizeHandler.bodies[-1]["auth"] == "Bearer sk-local"
+    with_key.close()
 
 
 def test_unreachable_server_falls_back_once(tokenize_url: str, offline: Path) -> None:

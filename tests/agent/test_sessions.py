@@ -207,3 +207,13 @@ def test_record_without_type_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="needs a type"):
         session.append({"role": "user", "content": "x"})
     assert len(read_records(session.path)) == 1
+
+
+def test_unwritable_data_dir_is_a_session_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("BEECODE_DATA_DIR", str(blocker / "data"))
+    with pytest.raises(SessionError, match="cannot create a session file"):
+        Session.create(tmp_path)
