@@ -57,7 +57,7 @@ class Config:
     max_steps: int = 50
     # Tool calls: native (server-parsed), constrained (JSON-schema steps), auto (chosen per model).
     tool_mode: ToolMode = "auto"
-    # [mcp_servers.NAME] tables: {command, args?, env?} for stdio or {url} for HTTP.
+    # [mcp_servers.NAME] tables: command (+ args, env, cwd) for stdio, or url (+ headers) for HTTP.
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Extra directories searched for skills (folders holding SKILL.md).
     skills_dirs: list[str] = field(default_factory=list)

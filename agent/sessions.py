@@ -119,8 +119,8 @@ class Session:
     @classmethod
     def latest(cls, workspace: Path) -> Session | None:
         """The workspace's most recently written session, for --continue."""
-        found = list_sessions(workspace)
-        return cls.open(found[0].id) if found else None
+        found = _session_files(workspace)
+        return cls.open(found[0][0].stem) if found else None
 
     def append(self, record: dict[str, Any]) -> None:
         if "type" not in record:
@@ -231,14 +231,22 @@ def message_text(message: dict[str, Any]) -> str:
     return str(content or "")
 
 
-def list_sessions(workspace: Path | None = None) -> list[SessionInfo]:
-    """Sessions, most recently written first; only the workspace's when one is given."""
+def _session_files(workspace: Path | None) -> list[tuple[Path, dict[str, Any]]]:
+    """(file, meta record) of each session, most recently written first; one workspace's only
+    when given."""
     wanted = str(workspace.resolve()) if workspace is not None else None
-    infos = []
+    found = []
     for path in sessions_dir().glob("*.jsonl"):
         meta = _meta(path) if _ID.fullmatch(path.stem) else None
-        if meta is None or (wanted is not None and meta["workspace"] != wanted):
-            continue
+        if meta is not None and wanted in (None, meta["workspace"]):
+            found.append((path.stat().st_mtime, path.stem, path, meta))
+    return [(path, meta) for *_, path, meta in sorted(found, reverse=True)]
+
+
+def list_sessions(workspace: Path | None = None) -> list[SessionInfo]:
+    """Sessions, most recently written first; only the workspace's when one is given."""
+    infos = []
+    for path, meta in _session_files(workspace):
         records = read_records(path)
         infos.append(
             SessionInfo(
@@ -251,4 +259,4 @@ def list_sessions(workspace: Path | None = None) -> list[SessionInfo]:
                 path=path,
             )
         )
-    return sorted(infos, key=lambda info: (info.updated, info.id), reverse=True)
+    return infos
