@@ -8,7 +8,6 @@ nothing that looks finished. Each engine folder holds bin/llama-server, build.lo
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -17,8 +16,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +25,7 @@ from server import dialect as dialect_probe
 from server.buildlog import BuildLog
 from server.errors import BuildError, ServerError
 from server.gpu import find_nvcc, gpus
+from server.locks import file_lock
 from server.paths import cache_dir, state_dir
 from server.sources import (
     BEELLAMA_SOURCE,
@@ -201,19 +200,6 @@ def _progress_lines(
     return on_line
 
 
-@contextmanager
-def _locked(key: str) -> Iterator[None]:
-    """Hold an exclusive lock for one engine key; the lock files stay (deleting them would race)."""
-    locks = engines_dir() / ".locks"
-    locks.mkdir(exist_ok=True)
-    with (locks / f"{key}.lock").open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def ensure_engine(
     source: EngineSource | None = None,
     options: BuildOptions | None = None,
@@ -230,7 +216,7 @@ def ensure_engine(
     final = engines_dir() / key
     if (final / RECORD).is_file():
         return _engine_from(final)
-    with _locked(key):
+    with file_lock(engines_dir(), key):
         if (final / RECORD).is_file():  # another caller built it while we waited
             return _engine_from(final)
         for stale in engines_dir().glob(
@@ -260,6 +246,8 @@ def _build(
     finally:
         log.close()
     shutil.copy2(log.path, stage / "build.log")
+    if final.exists():  # a folder without a record is no engine (made by hand, or half-deleted)
+        shutil.rmtree(final)
     os.rename(stage, final)  # atomic: the engine appears complete or not at all
     dialect_probe.remember(final / "bin" / "llama-server", probed)
 

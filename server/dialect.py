@@ -64,7 +64,7 @@ def _options(help_text: str) -> list[tuple[str, str]]:
     options = []
     for block in blocks:
         # Arguments and value hints end where the padding before the help text starts.
-        args = re.split(r"\s{2,}", block[0], maxsplit=1)[0]
+        args = re.split(r"(?<=[^,\s])\s{2,}", block[0], maxsplit=1)[0]
         options.append((args, " ".join(part.strip() for part in block)))
     return options
 

