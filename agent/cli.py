@@ -1,8 +1,45 @@
-"""The ``beecode`` command: dispatches to the server commands, headless mode or the TUI."""
+"""The ``beecode`` command: dispatches to the server commands, headless mode or the TUI.
+
+beecode                      the TUI
+beecode -p TASK [options]    one task, headless (see agent.headless)
+beecode sessions             this workspace's sessions, newest first
+beecode server ... | doctor  the model server (server.cli)
+beecode bench ...            benchmarks
+"""
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agent.config import ConfigError, load_config
+from agent.headless import FORMATS, run_headless
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="beecode", description="A private, offline coding agent.")
+    parser.add_argument(
+        "-p", "--print", dest="task", metavar="TASK", help="run one task headless and exit"
+    )
+    parser.add_argument("--output-format", choices=FORMATS, default="text")
+    parser.add_argument("--permission-mode", choices=("ask", "auto-edit", "yolo", "plan"))
+    parser.add_argument("--max-turns", type=int, metavar="N", help="model requests per task")
+    parser.add_argument("--endpoint", metavar="URL", help="an OpenAI-compatible server to use")
+    parser.add_argument("--profile", metavar="NAME", help="the managed server profile")
+    parser.add_argument("--tool-mode", choices=("auto", "native", "constrained"))
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="continue this workspace's latest session",
+    )
+    parser.add_argument("-r", "--resume", metavar="ID", help="resume a session by id")
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -11,8 +48,77 @@ def main(argv: list[str] | None = None) -> int:
         from server.cli import main as server_main
 
         return server_main(args)
-    print("beecode: the agent is not built yet; try `beecode server up`", file=sys.stderr)
-    return 2
+    if args and args[0] == "bench":
+        return int(_entry("benchmarks.bench", "main")(args[1:]) or 0)
+    if args and args[0] == "sessions":
+        return _sessions()
+    try:
+        options = _parser().parse_args(args)
+    except SystemExit as e:  # argparse has printed the usage problem (or the help)
+        return 0 if e.code == 0 else 2
+    workspace = Path.cwd()
+    flags: dict[str, Any] = {
+        "permission_mode": options.permission_mode,
+        "endpoint": options.endpoint,
+        "profile": options.profile,
+        "max_steps": options.max_turns,
+        "tool_mode": options.tool_mode,
+    }
+    try:
+        config = load_config(workspace, flags)
+    except ConfigError as e:
+        print(f"beecode: {e}", file=sys.stderr)
+        return 2
+    if options.task is None:
+        return _tui(workspace, config, options)
+    if not options.task.strip():
+        print("beecode: -p needs a task", file=sys.stderr)
+        return 2
+    return run_headless(
+        options.task,
+        config,
+        options.output_format,
+        workspace=workspace,
+        resume=options.resume,
+        continue_latest=options.continue_latest,
+    )
+
+
+def _entry(module: str, name: str) -> Any:
+    """A function of a module imported only when its command runs (they are heavy)."""
+    return getattr(importlib.import_module(module), name)
+
+
+def _sessions() -> int:
+    from agent.sessions import list_sessions
+
+    found = list_sessions(Path.cwd())
+    if not found:
+        print("no sessions in this workspace yet", file=sys.stderr)
+    for info in found:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated))
+        print(f"{info.id}  {when}  {info.n_messages:4d} messages  {info.title}")
+    return 0
+
+
+def _tui(workspace: Path, config: Any, options: argparse.Namespace) -> int:
+    try:
+        run = _entry("agent.tui.app", "run")
+    except ImportError:
+        print(
+            "beecode: the terminal UI is not installed in this build; use `beecode -p TASK`",
+            file=sys.stderr,
+        )
+        return 2
+    return int(
+        run(
+            workspace=workspace,
+            config=config,
+            resume=options.resume,
+            continue_latest=options.continue_latest,
+        )
+        or 0
+    )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,273 @@
+"""Tool calls that local models leave in their text, and tolerant reading of argument JSON.
+
+Small models often write a call as text instead of a native tool call: a JSON object in a
+```json fence or on its own, Qwen's ``<tool_call>{...}</tool_call>``, or Gemma 4's
+``<|tool_call>call:name{key:<|"|>value<|"|>}<tool_call|>``. ``parse_text_calls`` finds them
+and cuts them out of the text. Arguments are read leniently (trailing commas, single quotes,
+Python literals, missing closing brackets) but anything still not JSON is reported as an error
+with the reason, never passed on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+NAME_KEYS = ("name", "tool", "function")
+ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
+
+
+@dataclass(frozen=True)
+class ParsedCall:
+    name: str
+    arguments: dict[str, Any] | None  # None when they could not be read
+    error: str | None = None  # what was wrong, in words the model can act on
+
+
+@dataclass(frozen=True)
+class TextCalls:
+    text: str  # the text with the calls cut out
+    calls: list[ParsedCall]
+
+
+def loads_lenient(raw: str) -> Any:
+    """``json.loads`` after repairing what small models get wrong; ``ValueError`` if still bad."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as first:
+        try:
+            return json.loads(_repair(raw))
+        except (json.JSONDecodeError, _Truncated):
+            raise ValueError(f"{first.msg}: line {first.lineno} column {first.colno}") from None
+
+
+def parse_arguments(raw: str | dict[str, Any] | None) -> tuple[dict[str, Any] | None, str | None]:
+    """Arguments as an object, or None and the reason they are unusable."""
+    if raw is None or raw == "":
+        return {}, None
+    value: Any = raw
+    try:
+        # A JSON string holding JSON (double-encoded arguments) is unwrapped once.
+        for _ in range(2):
+            if isinstance(value, str):
+                value = loads_lenient(value)
+    except ValueError as e:
+        return None, f"arguments are not valid JSON ({e})"
+    if not isinstance(value, dict):
+        return None, f"arguments must be a JSON object, got {type(value).__name__}"
+    return value, None
+
+
+def call_from_object(obj: Any, tool_names: Collection[str] | None = None) -> ParsedCall | None:
+    """``{"name": ..., "arguments": {...}}`` (or tool/parameters spellings) as a call."""
+    if not isinstance(obj, dict):
+        return None
+    name = next((obj[k] for k in NAME_KEYS if isinstance(obj.get(k), str)), None)
+    if name is None or (tool_names is not None and name not in tool_names):
+        return None
+    raw = next((obj[k] for k in ARGUMENT_KEYS if k in obj), None)
+    if raw is None:
+        # {"name": "read", "path": "x"}: the arguments were written beside the name.
+        raw = {k: v for k, v in obj.items() if k not in NAME_KEYS}
+    arguments, error = parse_arguments(raw)
+    return ParsedCall(name, arguments, error)
+
+
+_QWEN = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
+_GEMMA = re.compile(r"<\|tool_call\>call:([\w.\-]+)\s*(.*?)(?:<tool_call\|>|$)", re.S)
+_FENCE = re.compile(r"```(?:json|tool_call|tool)?\s*\n?(.*?)```", re.S)
+
+
+def parse_text_calls(text: str, tool_names: Collection[str]) -> TextCalls:
+    """Calls written in ``text``. Tagged forms always count (the model meant a call); bare or
+    fenced JSON counts only when it names a known tool, so an example object in an answer is
+    left alone."""
+    calls: list[ParsedCall] = []
+
+    def tagged(match: re.Match[str]) -> str:
+        try:
+            obj = loads_lenient(match.group(1))
+        except ValueError as e:
+            calls.append(ParsedCall("", None, f"the <tool_call> body is not valid JSON ({e})"))
+            return ""
+        call = call_from_object(obj)
+        calls.append(
+            call or ParsedCall("", None, 'a <tool_call> needs {"name": ..., "arguments": {...}}')
+        )
+        return ""
+
+    def gemma(match: re.Match[str]) -> str:
+        try:
+            arguments = _GemmaReader(match.group(2).strip() or "{}").document()
+        except ValueError as e:
+            calls.append(ParsedCall(match.group(1), None, f"arguments could not be read ({e})"))
+            return ""
+        calls.append(ParsedCall(match.group(1), arguments))
+        return ""
+
+    def fenced(match: re.Match[str]) -> str:
+        call = _json_call(match.group(1).strip(), tool_names)
+        if call is None:
+            return match.group(0)
+        calls.append(call)
+        return ""
+
+    rest = _GEMMA.sub(gemma, _QWEN.sub(tagged, text))
+    rest = _FENCE.sub(fenced, rest)
+    if not calls:
+        # A bare object from the start of a line to the end: "I'll look.\n{"name": ...}".
+        for line in re.finditer(r"^[ \t]*\{", rest, re.M):
+            bare = _json_call(rest[line.start() :].strip(), tool_names)
+            if bare is not None:
+                return TextCalls(rest[: line.start()].strip(), [bare])
+    return TextCalls(rest.strip() if calls else text, calls)
+
+
+def _json_call(body: str, tool_names: Collection[str]) -> ParsedCall | None:
+    try:
+        obj = loads_lenient(body)
+    except ValueError:
+        return None
+    return call_from_object(obj, tool_names)
+
+
+class _Truncated(Exception):
+    """The text ends inside a string: the call was cut off, nothing to repair."""
+
+
+_LITERALS = {"True": "true", "False": "false", "None": "null"}
+_STRING_ESCAPES = {'"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _repair(raw: str) -> str:
+    """Double-quote single-quoted strings, map Python literals, drop trailing commas and close
+    brackets left open at the end. Works outside strings only, so contents are never touched."""
+    out: list[str] = []
+    closers: list[str] = []
+    i, n = 0, len(raw)
+    while i < n:
+        c = raw[i]
+        if c in "\"'":
+            i = _copy_string(raw, i, out)
+        elif c in "{[":
+            closers.append("}" if c == "{" else "]")
+            out.append(c)
+            i += 1
+        elif c in "}]":
+            _drop_trailing_comma(out)
+            if closers:
+                closers.pop()
+            out.append(c)
+            i += 1
+        elif c.isalpha() or c == "_":
+            j = i
+            while j < n and (raw[j].isalnum() or raw[j] == "_"):
+                j += 1
+            word = raw[i:j]
+            # An unquoted key ({command: "ls"}) gets its quotes; other words may be literals.
+            is_key = raw[j:].lstrip().startswith(":")
+            out.append(f'"{word}"' if is_key else _LITERALS.get(word, word))
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    _drop_trailing_comma(out)
+    return "".join(out) + "".join(reversed(closers))
+
+
+def _copy_string(raw: str, start: int, out: list[str]) -> int:
+    """Copy the string starting at ``start`` as a double-quoted JSON string; return its end."""
+    quote = raw[start]
+    chars: list[str] = ['"']
+    i = start + 1
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\" and i + 1 < len(raw):
+            nxt = raw[i + 1]
+            chars.append("'" if nxt == "'" else c + nxt)
+            i += 2
+            continue
+        if c == quote:
+            out.append("".join(chars) + '"')
+            return i + 1
+        # Raw newlines and tabs inside strings are common in file contents; JSON wants escapes.
+        chars.append(_STRING_ESCAPES.get(c, c))  # a '"' here sits inside a single-quoted string
+        i += 1
+    raise _Truncated
+
+
+def _drop_trailing_comma(out: list[str]) -> None:
+    while out and out[-1].isspace():
+        out.pop()
+    if out and out[-1] == ",":
+        out.pop()
+
+
+_GEMMA_SCALAR = re.compile(r'-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|"(?:[^"\\]|\\.)*"')
+
+
+class _GemmaReader:
+    """Gemma 4's call arguments: ``{key:value,...}`` with unquoted keys, strings in ``<|"|>``,
+    and JSON numbers, booleans, null, lists and nested objects."""
+
+    QUOTE = '<|"|>'
+
+    def __init__(self, text: str) -> None:
+        self.text, self.pos = text, 0
+
+    def document(self) -> dict[str, Any]:
+        value = self.value()
+        self.space()
+        if not isinstance(value, dict) or self.pos != len(self.text):
+            raise ValueError(f"expected one {{...}} object at character {self.pos}")
+        return value
+
+    def space(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+
+    def value(self) -> Any:
+        self.space()
+        text, pos = self.text, self.pos
+        if text.startswith(self.QUOTE, pos):
+            end = text.find(self.QUOTE, pos + len(self.QUOTE))
+            if end < 0:
+                raise ValueError('a <|"|> string is not closed')
+            self.pos = end + len(self.QUOTE)
+            return text[pos + len(self.QUOTE) : end]
+        if text.startswith("{", pos):
+            return self.members("}", self.pair)
+        if text.startswith("[", pos):
+            return self.members("]", self.value)
+        match = _GEMMA_SCALAR.match(text, pos)
+        if not match:
+            raise ValueError(f"unexpected {text[pos : pos + 12]!r} at character {pos}")
+        self.pos = match.end()
+        return json.loads(match.group(0))
+
+    def pair(self) -> tuple[str, Any]:
+        self.space()
+        colon = self.text.find(":", self.pos)
+        if colon < 0 or "}" in self.text[self.pos : colon]:
+            raise ValueError(f"expected key: at character {self.pos}")
+        key = self.text[self.pos : colon].strip().strip('"')
+        self.pos = colon + 1
+        return key, self.value()
+
+    def members(self, close: str, item: Any) -> Any:
+        self.pos += 1
+        items: list[Any] = []
+        self.space()
+        while not self.text.startswith(close, self.pos):
+            items.append(item())
+            self.space()
+            if self.text.startswith(",", self.pos):
+                self.pos += 1
+                self.space()
+            elif not self.text.startswith(close, self.pos):
+                raise ValueError(f"expected , or {close} at character {self.pos}")
+        self.pos += 1
+        return dict(items) if close == "}" else items

@@ -1,0 +1,185 @@
+"""Headless mode's rendering, exit statuses and the CLI around it (scripted model)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from agent import cli
+from agent.config import Config
+from agent.fake_model import ScriptedModel, Step, call, text
+from agent.headless import event_json, run_agent, stats_line
+from agent.loop import Agent
+from agent.permissions import Permissions
+from agent.sessions import Session
+from tools.base import ToolContext
+from tools.registry import default_registry
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BEECODE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("BEECODE_CONFIG_DIR", str(tmp_path / "config"))
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    path = tmp_path / "ws"
+    path.mkdir()
+    return path
+
+
+def run(ws: Path, replies: list[list[Step]], fmt: str, mode: str = "yolo") -> tuple[int, str, str]:
+    cfg = Config(permission_mode=mode, tool_mode="native")  # type: ignore[arg-type]
+    agent = Agent(
+        ScriptedModel(replies),
+        default_registry(),
+        Permissions(cfg.permission_mode, [], [], ws, []),
+        Session.create(ws),
+        cfg,
+        ToolContext(ws),
+        system="s",
+    )
+    out, err = io.StringIO(), io.StringIO()
+    status = run_agent(agent, "make a.txt", fmt, out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+WRITE = call("write", {"path": "a.txt", "content": "A"}, "w1")
+
+
+def test_text_puts_the_answer_on_stdout_and_the_rest_on_stderr(ws: Path) -> None:
+    status, out, err = run(ws, [WRITE, text("Made a.txt.")], "text")
+    assert (status, out) == (0, "Made a.txt.\n")
+    assert '→ write {"path": "a.txt"' in err
+    assert "2 requests" in err and "(server timings)" in err and "session " in err
+
+
+def test_json_is_one_object(ws: Path) -> None:
+    status, out, _ = run(ws, [WRITE, text("Made a.txt.")], "json")
+    result = json.loads(out)
+    assert status == 0
+    assert result["result"] == "Made a.txt." and result["stop_reason"] == "done"
+    assert len(result["turns"]) == 2 and result["turns"][0]["source"] == "server"
+    [tool_call] = result["tool_calls"]
+    assert tool_call["name"] == "write" and tool_call["arguments"] == {
+        "path": "a.txt",
+        "content": "A",
+    }
+    assert tool_call["is_error"] is False
+    assert Session.open(result["session_id"]).messages()[-1]["content"] == "Made a.txt."
+
+
+def test_stream_json_is_one_event_per_line(ws: Path) -> None:
+    status, out, _ = run(ws, [WRITE, text("Made ", "a.txt.")], "stream-json")
+    lines = [json.loads(line) for line in out.splitlines()]
+    types = [line["type"] for line in lines]
+    assert status == 0
+    assert types == [
+        "step_stats",
+        "tool_call_started",
+        "tool_call_finished",
+        "text_delta",
+        "text_delta",
+        "step_stats",
+        "turn_finished",
+        "result",
+    ]
+    assert lines[0]["stats"]["source"] == "server"
+    assert lines[-1]["result"] == "Made a.txt."
+
+
+def test_asks_are_denied_with_a_note_since_nobody_can_answer(ws: Path) -> None:
+    status, out, err = run(ws, [WRITE, text("Could not write.")], "text", mode="ask")
+    assert status == 0 and out == "Could not write.\n"
+    assert "beecode: denied write(a.txt): a headless run cannot ask" in err
+    assert not (ws / "a.txt").exists()
+
+
+def test_stream_json_permission_events_have_no_future(ws: Path) -> None:
+    _, out, _ = run(ws, [WRITE, text("no")], "stream-json", mode="ask")
+    request = next(json.loads(x) for x in out.splitlines() if '"permission_request"' in x)
+    assert request["tool"] == "write" and "future" not in request
+
+
+def test_tool_failures_exit_3(ws: Path) -> None:
+    bad = call("read", {"path": "missing.txt"})
+    status, _, err = run(ws, [bad, bad, bad], "text")
+    assert status == 3
+    assert "beecode: Stopped: read failed the same way 3 times" in err
+
+
+def test_model_errors_exit_1(ws: Path) -> None:
+    from agent.model import ModelError
+
+    status, out, _ = run(ws, [[ModelError("model server error 500: boom")]], "json")
+    assert status == 1 and json.loads(out)["stop_reason"] == "error"
+
+
+def test_stats_line_without_requests() -> None:
+    assert stats_line([]) == "no model requests"
+
+
+def test_event_json_names() -> None:
+    from agent.events import Notice
+
+    assert event_json(Notice("hi")) == {"type": "notice", "message": "hi", "level": "info"}
+
+
+def test_cli_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--output-format", "xml", "-p", "x"]) == 2
+    assert cli.main(["-p", "  "]) == 2
+    assert "-p needs a task" in capsys.readouterr().err
+
+
+def test_cli_reports_a_bad_config_in_one_line(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (ws / ".beecode").mkdir()
+    (ws / ".beecode" / "config.toml").write_text("max_steps = 'many'\n")
+    monkeypatch.chdir(ws)
+    assert cli.main(["-p", "x"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("beecode: ") and "max_steps" in err and err.count("\n") == 1
+
+
+def test_cli_unreachable_endpoint_is_one_line(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ws)
+    status = cli.main(
+        ["-p", "hi", "--endpoint", "http://127.0.0.1:9/v1", "--output-format", "json"]
+    )
+    captured = capsys.readouterr()
+    assert status == 1
+    assert json.loads(captured.out)["stop_reason"] == "error"
+    assert "cannot reach the model server at http://127.0.0.1:9/v1" in captured.out
+
+
+def test_cli_sessions_lists_this_workspace(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ws)
+    assert cli.main(["sessions"]) == 0
+    assert "no sessions" in capsys.readouterr().err
+    session = Session.create(ws)
+    session.append_message({"role": "user", "content": "fix the tests"})
+    assert cli.main(["sessions"]) == 0
+    line = capsys.readouterr().out
+    assert line.startswith(session.id) and "1 messages  fix the tests" in line
+
+
+def test_cli_resume_of_unknown_session_is_one_line(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ws)
+    assert (
+        cli.main(
+            ["-p", "x", "--resume", "20990101-000000-abcd", "--endpoint", "http://127.0.0.1:9"]
+        )
+        == 1
+    )
+    assert capsys.readouterr().err.startswith("beecode: no session '20990101-000000-abcd'")
