@@ -1,0 +1,220 @@
+"""beecode's Textual app: connects to the agent off the UI thread, routes prompts and commands.
+
+``run`` is the entry the CLI calls. Startup stays fast: the app shows the prompt at once and builds
+the agent (openai, the server, the session) in a thread worker while the user types.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from agent.tui import commands
+from agent.tui.core import MODES, Backend, ConnectRequest, Core, ServerView
+from agent.tui.history import PromptHistory
+from agent.tui.screens.main import MainScreen
+from agent.tui.slash import SlashCommands
+from agent.tui.undo import FileUndo
+from agent.tui.widgets.prompt import Prompt
+from agent.tui.widgets.server_panel import ServerPanel
+
+QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
+SERVER_POLL_S = 5.0
+LOG_LINES = 12
+
+
+class BeeApp(App[None]):
+    TITLE = "beecode"
+    BINDINGS = [
+        Binding("escape", "cancel_turn", "Cancel turn"),
+        Binding("ctrl+c", "interrupt", "Quit (twice)", priority=True),
+        Binding("shift+tab", "cycle_mode", "Mode"),
+        Binding("f2", "toggle_server", "Server"),
+        Binding("f1", "slash('help')", "Help"),
+    ]
+
+    def __init__(
+        self,
+        backend: Backend,
+        request: ConnectRequest | None = None,
+        history_path: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.backend = backend
+        self.core: Core | None = None
+        self._request = request or ConnectRequest()
+        self._history_path = history_path
+        self._pending: str | None = None  # a prompt typed before the agent was ready
+        self._last_interrupt = -QUIT_WINDOW_S
+        self._progress: dict[str, str] = {}  # a start or restart in progress: key -> line
+        self.main = MainScreen(FileUndo(backend.workspace), PromptHistory(history_path))
+        self.slash = SlashCommands(self)
+
+    def on_mount(self) -> None:
+        self.push_screen(self.main)
+        self.connect(self._request)
+        self.poll_server()
+        self.set_interval(SERVER_POLL_S, self.poll_server)
+
+    # Connecting: in a thread, since building the agent imports and talks to the server.
+
+    @work(thread=True, exclusive=True, group="connect", exit_on_error=False)
+    def connect(self, request: ConnectRequest) -> None:
+        self.call_from_thread(self._set_progress, {})
+        try:
+            core = self.backend.connect(request, self._report_progress)
+        except Exception as error:  # a one-line message from the core (server, config, session)
+            self.call_from_thread(self._connect_failed, str(error))
+            return
+        self.call_from_thread(self._connected, core, request)
+
+    def _report_progress(self, key: str, line: str) -> None:
+        self.call_from_thread(self._progress_line, key, line)
+
+    def _progress_line(self, key: str, line: str) -> None:
+        self._set_progress({**self._progress, key: line})
+
+    def _set_progress(self, lines: dict[str, str]) -> None:
+        self._progress = lines
+        if lines:
+            self.main.query_one(ServerPanel).display = True
+        self._show_server()
+
+    async def _connect_failed(self, message: str) -> None:
+        await self.main.conversation.note(
+            f"could not start the agent: {message} (/clear tries again)", "error"
+        )
+
+    async def _connected(self, core: Core, request: ConnectRequest) -> None:
+        first, previous = self.core is None, self.core
+        self.core = self.main.core = core
+        self._progress = {}
+        changed = previous is not None and core.session_id != previous.session_id
+        if changed or (first and (request.resume or request.continue_latest)):
+            await self.main.reset(replay=core.agent.messages)
+        self.main.refresh_lines()
+        self.poll_server()
+        if self._pending is not None:
+            text, self._pending = self._pending, None
+            await self.main.start_turn(text)
+
+    # The server: polled in a thread (it reads state files and may ask the server).
+
+    @work(thread=True, exclusive=True, group="server-poll", exit_on_error=False)
+    def poll_server(self) -> None:
+        view = self.backend.server(LOG_LINES)
+        self.call_from_thread(self._server_polled, view)
+
+    def _server_polled(self, view: ServerView) -> None:
+        self.main.server_view = view
+        self.main.refresh_lines()
+        self._show_server()
+
+    def _show_server(self) -> None:
+        view = self.main.server_view or ServerView(state="starting")
+        self.main.query_one(ServerPanel).show(view, list(self._progress.values()))
+
+    @on(ServerPanel.RestartPressed)
+    def _restart_pressed(self) -> None:
+        if self.main.busy:
+            self.notify("A turn is running: esc cancels it first.", severity="warning")
+        else:
+            self.restart_server()
+
+    @work(thread=True, exclusive=True, group="server-restart", exit_on_error=False)
+    def restart_server(self) -> None:
+        try:
+            self.backend.restart_server(self._report_progress)
+        except Exception as error:  # a one-line server error
+            self.call_from_thread(self.notify, str(error), severity="error")
+            self.call_from_thread(self._set_progress, {})
+            return
+        # The restarted server may listen elsewhere: reconnect, keeping the session.
+        session = self.core.session_id if self.core else None
+        self.call_from_thread(self.connect, ConnectRequest(resume=session))
+
+    # Prompts and keys.
+
+    @on(Prompt.Submitted)
+    async def _submitted(self, message: Prompt.Submitted) -> None:
+        parsed = commands.parse(message.text)
+        if parsed is not None:
+            await self.slash.run(*parsed)
+        elif self.main.busy:
+            self.main.query_one(Prompt).set_text(message.text)
+            self.notify("A turn is running: esc cancels it.", severity="warning")
+        elif self.core is None:
+            self._pending = message.text
+            await self.main.conversation.user(message.text)
+            await self.main.conversation.note("connecting… the prompt goes out when ready")
+        else:
+            await self.main.start_turn(message.text)
+
+    def action_cancel_turn(self) -> None:
+        self.main.cancel_turn()
+
+    def action_interrupt(self) -> None:
+        now = time.monotonic()
+        if now - self._last_interrupt < QUIT_WINDOW_S:
+            self.exit()
+            return
+        self._last_interrupt = now
+        self.main.cancel_turn()
+        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW_S)
+
+    def action_cycle_mode(self) -> None:
+        permissions = self.core.permissions if self.core else None
+        if permissions is not None:
+            current = MODES.index(permissions.mode) if permissions.mode in MODES else -1
+            self.slash.set_mode(MODES[(current + 1) % len(MODES)])
+
+    def action_toggle_server(self) -> None:
+        panel = self.main.query_one(ServerPanel)
+        panel.display = not panel.display
+        if panel.display:
+            self.poll_server()
+
+    async def action_slash(self, name: str) -> None:
+        await self.slash.run(name, "")
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for command in commands.COMMANDS:
+            yield SystemCommand(f"/{command.name}", command.help, self._palette(command.name))
+
+    def _palette(self, name: str) -> Any:
+        async def run() -> None:
+            await self.slash.run(name, "")
+
+        return run
+
+
+def run_app(backend: Backend, request: ConnectRequest, history_path: Path | None) -> int:
+    """Run the TUI until the user quits; then stop a server the app itself started."""
+    app = BeeApp(backend, request, history_path)
+    try:
+        app.run()
+    finally:
+        backend.shutdown()
+    return app.return_code or 0
+
+
+def run(
+    workspace: Path, config: Any, resume: str | None = None, continue_latest: bool = False
+) -> int:
+    """The CLI's entry (``beecode`` with no task): the real agent on the managed server."""
+    from agent.tui.backend import LocalBackend
+    from server.paths import state_dir
+
+    return run_app(
+        LocalBackend(workspace, config),
+        ConnectRequest(resume=resume, continue_latest=continue_latest),
+        state_dir() / "prompt_history.jsonl",
+    )

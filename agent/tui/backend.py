@@ -1,0 +1,177 @@
+"""The real backend: the agent from ``agent.app.build_agent`` on the managed server (or an
+``--endpoint``), sessions from ``agent.sessions``, the server from ``server.supervise``.
+
+Every import of the heavy parts (openai, httpx, the server code) happens inside the methods,
+which the app calls from worker threads: the TUI is on screen before any of them loads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent.tui.bars import build_line, download_line
+from agent.tui.core import ConnectRequest, Core, Facts, ModeHolder, Progress, ServerView, SessionRow
+
+if TYPE_CHECKING:
+    from agent.config import Config
+    from server.progress import Hooks
+
+
+class BackendError(Exception):
+    """A request the backend cannot carry out; one line for the user."""
+
+
+def _hooks(progress: Progress) -> Hooks:
+    from server.progress import Hooks
+
+    return Hooks(
+        build=lambda p: progress("build", build_line(p.done, p.total)),
+        download=lambda what, done, total: progress(what, download_line(what, done, total)),
+        step=lambda line: progress("step", line),
+    )
+
+
+def _permissions_of(agent: Any) -> ModeHolder | None:
+    # The Agent keeps its Permissions in its call runner; /mode sets .mode on that object.
+    found = getattr(agent, "permissions", None)
+    if found is None:
+        found = getattr(getattr(agent, "_runner", None), "permissions", None)
+    return found  # type: ignore[no-any-return]
+
+
+class LocalBackend:
+    def __init__(self, workspace: Path, config: Config) -> None:
+        self.workspace = workspace
+        self.config = config
+        self.started_server = False  # stopped again on quit
+
+    def connect(self, request: ConnectRequest, progress: Progress) -> Core:
+        from agent.app import build_agent
+
+        config = self.config
+        if request.profile is not None:
+            if config.endpoint:
+                raise BackendError("--endpoint fixes the model; /model switches managed profiles")
+            config = dataclasses.replace(config, profile=request.profile)
+            self._serve(request.profile, progress, switch=True)
+        elif not config.endpoint:
+            self._serve(config.profile, progress, switch=False)
+        agent = build_agent(
+            self.workspace,
+            config,
+            resume=request.resume,
+            continue_latest=request.continue_latest,
+            progress=lambda line: progress("step", line),
+        )
+        self.config = config
+        return Core(
+            agent=agent,
+            facts=self._facts(agent),
+            permissions=_permissions_of(agent),
+            session_id=agent.session.id,
+            compact=agent.compact,
+        )
+
+    def _serve(self, profile: str | None, progress: Progress, *, switch: bool) -> None:
+        """Make the managed server of ``profile`` run, with its build and download progress."""
+        from server import supervise
+
+        current = supervise.running()
+        if current is not None and switch and current.profile != profile:
+            progress("step", f"stopping the {current.profile} server")
+            supervise.down()
+            current = None
+        supervise.up(profile, hooks=_hooks(progress))
+        if current is None:
+            self.started_server = True
+
+    def _facts(self, agent: Any) -> Facts:
+        from agent.app import model_facts, server_root
+
+        view = self.server(0)
+        url = self.config.endpoint or view.url
+        name = model_facts(server_root(url), self.config.api_key)[0] if url else ""
+        return Facts(
+            model=Path(name).name or self.config.model or "model",
+            profile=None if self.config.endpoint else view.profile,
+            n_ctx=agent.n_ctx,
+            baseline_tok_s=None,  # no stored no-speculation measurement per profile yet
+        )
+
+    def sessions(self) -> list[SessionRow]:
+        from agent.sessions import list_sessions
+
+        return [
+            SessionRow(
+                id=info.id,
+                title=info.title,
+                updated=time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated)),
+                n_messages=info.n_messages,
+            )
+            for info in list_sessions(self.workspace)
+        ]
+
+    def profiles(self) -> list[str]:
+        if self.config.endpoint:
+            return []
+        from server.profiles import load_profiles
+
+        return sorted(load_profiles())
+
+    def server(self, log_lines: int) -> ServerView:
+        if self.config.endpoint:
+            return ServerView(state="external", url=self.config.endpoint)
+        from server.state import log_tail, running
+
+        current = running()
+        if current is None:
+            return ServerView(state="down", profile=self.config.profile, can_restart=True)
+        engine = current.record.get("engine") or {}
+        return ServerView(
+            state="up" if current.status == "healthy" else current.status,
+            url=current.url,
+            profile=current.profile,
+            engine=" ".join(
+                str(engine[k])[:12] for k in ("kind", "ref", "backend", "commit") if engine.get(k)
+            )
+            or None,
+            command=current.argv,
+            log_tail=log_tail(current.log_path, log_lines) if log_lines else [],
+            can_restart=True,
+        )
+
+    def restart_server(self, progress: Progress) -> None:
+        if self.config.endpoint:
+            raise BackendError("an --endpoint server is not managed by beecode")
+        from server import supervise
+
+        current = supervise.running()
+        profile = current.profile if current is not None else self.config.profile
+        progress("step", "stopping the server")
+        supervise.down()
+        supervise.up(profile, hooks=_hooks(progress))
+        self.started_server = True
+
+    def shutdown(self) -> None:
+        if self.started_server:
+            from server import supervise
+
+            supervise.down()
+
+    def extras(self, what: str) -> list[str]:
+        if what == "mcp" and importlib.util.find_spec("agent.mcp") is not None:
+            servers = self.config.mcp_servers
+            return [
+                f"{name}: {spec.get('command') or spec.get('url')}"
+                for name, spec in servers.items()
+            ] or ["No MCP servers configured ([mcp_servers.NAME] in .beecode/config.toml)."]
+        if what == "bench" and importlib.util.find_spec("benchmarks.bench") is not None:
+            return [
+                "Run `beecode bench` in a terminal: it compares speculation against the "
+                "no-speculation baseline on this machine."
+            ]
+        return []

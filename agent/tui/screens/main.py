@@ -1,0 +1,213 @@
+"""The main screen: conversation, prompt, throughput and status lines; runs one turn at a time.
+
+A turn is one exclusive worker awaiting ``agent.run_turn``. The agent's events land in an
+``Inbox``; one message per burst wakes the screen, which drains and renders them in order, so the
+agent never waits on the UI and the UI never renders per token.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.message import Message
+from textual.reactive import var
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from agent.events import (
+    ErrorEvent,
+    Event,
+    Notice,
+    PermissionDecision,
+    PermissionRequest,
+    ReasoningDelta,
+    StepStats,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStats,
+)
+from agent.tui.core import Core, ServerView
+from agent.tui.history import PromptHistory
+from agent.tui.inbox import Inbox
+from agent.tui.screens.permission import PermissionScreen
+from agent.tui.throughput import LiveRate, combine
+from agent.tui.undo import FileUndo
+from agent.tui.widgets.conversation import Conversation
+from agent.tui.widgets.prompt import Prompt
+from agent.tui.widgets.server_panel import ServerPanel
+from agent.tui.widgets.status import StatusLine, ThroughputLine
+
+STOP_NOTES = {
+    "cancelled": ("turn cancelled", "warning"),
+    "max_steps": ("stopped at the step limit", "warning"),
+    "tool_failures": ("stopped after repeated tool failures", "warning"),
+}
+LIVE_REFRESH_S = 0.25  # the live tok/s estimate is redrawn at most this often
+
+
+class EventsWaiting(Message):
+    """The inbox went from empty to non-empty."""
+
+
+class MainScreen(Screen[None]):
+    CSS_PATH = "main.tcss"
+    busy: var[bool] = var(False, toggle_class="-busy")
+
+    def __init__(self, undo: FileUndo, history: PromptHistory) -> None:
+        super().__init__()
+        self.undo = undo
+        self.history = history
+        self.core: Core | None = None
+        self.server_view: ServerView | None = None
+        self.inbox = Inbox(lambda: self.post_message(EventsWaiting()))
+        self.clock: Callable[[], float] = time.monotonic
+        self.turns: list[TurnStats] = []  # one combined figure per finished turn
+        self.context_used = 0
+        self._steps: list[TurnStats] = []  # this turn's requests so far
+        self._live_start: tuple[float, int] | None = None  # (clock, inbox.received) at 1st delta
+        self._live_drawn = 0.0
+        self._finished_emitted = False
+
+    def compose(self) -> ComposeResult:
+        yield Conversation()
+        yield ServerPanel(id="server-panel")
+        yield Prompt(self.undo.workspace, self.history)
+        yield ThroughputLine(id="throughput")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(ServerPanel).display = False
+        self.refresh_lines()
+        self.query_one("#prompt-input").focus()
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.query_one(Conversation)
+
+    def refresh_lines(self) -> None:
+        facts = self.core.facts if self.core else None
+        permissions = self.core.permissions if self.core else None
+        self.query_one(StatusLine).show(
+            facts,
+            permissions.mode if permissions else None,
+            self.context_used,
+            self.server_view,
+            self.busy,
+        )
+        turn = combine(self._steps) if self._steps else (self.turns[-1] if self.turns else None)
+        live = None
+        if self._live_start is not None:
+            started, received = self._live_start
+            live = LiveRate(self.inbox.received - received, self.clock() - started)
+        history = [t.decode_tok_s for t in self.turns]
+        self.query_one(ThroughputLine).show(
+            turn, live, facts.baseline_tok_s if facts else None, history
+        )
+
+    def watch_busy(self) -> None:
+        if self.is_mounted:
+            self.refresh_lines()
+
+    async def reset(self, replay: list[dict[str, Any]]) -> None:
+        """A new or reopened session: empty the view, show its history, restart the figures."""
+        await self.conversation.clear()
+        await self.conversation.replay(replay)
+        self.turns, self._steps, self._live_start, self.context_used = [], [], None, 0
+        self.refresh_lines()
+
+    async def start_turn(self, text: str) -> None:
+        await self.conversation.user(text)
+        self.run_turn(text)
+
+    @work(exclusive=True, group="turn")
+    async def run_turn(self, text: str) -> None:
+        core = self.core
+        assert core is not None, "a turn starts only once connected"
+        self.busy = True
+        self._steps, self._finished_emitted = [], False
+        finished: TurnFinished | None = None
+        try:
+            finished = await core.agent.run_turn(text, self._emit)
+        except Exception as error:  # the agent failed; the app and the session carry on
+            self.inbox.put(ErrorEvent(f"the turn failed: {error}"))
+            finished = TurnFinished(list(self._steps), "error", "")
+        finally:
+            if finished is not None and not self._finished_emitted:
+                self.inbox.put(finished)
+            self.busy = False
+
+    def _emit(self, event: Event) -> None:
+        if isinstance(event, TurnFinished):
+            self._finished_emitted = True
+        elif isinstance(event, ToolCallStarted):
+            self.undo.tool_started(event)  # now, before the tool runs
+        if isinstance(event, TextDelta | ReasoningDelta) and self._live_start is None:
+            self._live_start = (self.clock(), self.inbox.received)
+        self.inbox.put(event)
+
+    def cancel_turn(self) -> bool:
+        if not self.busy or self.core is None:
+            return False
+        self.core.agent.cancel()
+        return True
+
+    @on(EventsWaiting)
+    async def _drain(self) -> None:
+        for event in self.inbox.take():
+            await self._show(event)
+        if self._live_start is not None and self.clock() - self._live_drawn >= LIVE_REFRESH_S:
+            self._live_drawn = self.clock()
+            self.refresh_lines()
+
+    async def _show(self, event: Event) -> None:
+        view = self.conversation
+        match event:
+            case TextDelta(text=text):
+                await view.text(text)
+            case ReasoningDelta(text=text):
+                await view.reasoning(text)
+            case ToolCallStarted():
+                await view.tool_started(event)
+            case ToolCallFinished():
+                self.undo.tool_finished(event)
+                await view.tool_finished(event)
+            case PermissionRequest():
+                self._ask(event)
+            case StepStats(stats=stats):
+                self._steps.append(stats)
+                self._live_start = None
+                self.context_used = stats.prompt_n + stats.cache_n + stats.predicted_n
+                self.refresh_lines()
+            case Notice(message=message, level=level):
+                await view.note(message, level)
+            case ErrorEvent(message=message):
+                await view.note(message, "error")
+            case TurnFinished():
+                await self._finish(event)
+
+    def _ask(self, request: PermissionRequest) -> None:
+        def answer(decision: PermissionDecision | None) -> None:
+            if decision is not None and not request.future.done():
+                request.future.set_result(decision)
+
+        if not request.future.done():
+            self.app.push_screen(PermissionScreen(request), answer)
+
+    async def _finish(self, finished: TurnFinished) -> None:
+        await self.conversation.close_streams()
+        self.undo.end_turn()
+        turn = combine(finished.stats or self._steps)
+        if turn is not None:
+            self.turns.append(turn)
+        self._steps, self._live_start = [], None
+        note = STOP_NOTES.get(finished.stop_reason)
+        if note is not None:
+            await self.conversation.note(*note)
+        self.refresh_lines()

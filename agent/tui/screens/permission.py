@@ -1,0 +1,93 @@
+"""The permission modal: what will run or change, and the four answers the agent understands."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from agent.events import PermissionDecision, PermissionRequest
+from agent.tui.widgets.blocks import diff_content
+
+VERBS = {"edit": "change", "execute": "run", "read": "read"}
+
+
+def looks_like_diff(text: str) -> bool:
+    return text.startswith(("--- ", "@@", "diff ")) or "\n@@ " in text
+
+
+class PermissionScreen(ModalScreen[PermissionDecision | None]):
+    """Dismissed with the user's decision, or None when the request went away unanswered."""
+
+    CSS_PATH = "permission.tcss"
+    BINDINGS = [
+        Binding("y", "answer('allow_once')", "Allow once"),
+        Binding("a", "answer('allow_always')", "Allow always"),
+        Binding("n", "answer('deny')", "Deny"),
+        Binding("m", "ask_message", "Deny with message"),
+        Binding("escape", "answer('deny')", "Deny", show=False),
+    ]
+
+    def __init__(self, request: PermissionRequest) -> None:
+        super().__init__()
+        self.request = request
+        self._answered = False
+
+    def compose(self) -> ComposeResult:
+        request = self.request
+        verb = VERBS.get(request.kind, request.kind)
+        with Vertical(id="dialog"):
+            yield Static(
+                Content.assemble(
+                    "beecode wants to ", (verb, "bold"), " with ", (request.tool, "bold")
+                ),
+                id="question",
+            )
+            yield Static(Content(request.subject), id="subject")
+            if request.preview.strip() and request.preview.strip() != request.subject.strip():
+                body = request.preview
+                shown = diff_content(body) if looks_like_diff(body) else Content(body)
+                with VerticalScroll(id="preview"):
+                    yield Static(shown)
+            with Horizontal(id="answers"):
+                yield Button("Allow once [y]", id="allow_once", variant="success")
+                yield Button("Allow always [a]", id="allow_always", variant="primary")
+                yield Button("Deny [n]", id="deny", variant="error")
+                yield Button("Deny with message [m]", id="deny_with_message")
+            yield Input(placeholder="Tell the model why, then Enter", id="message")
+
+    def on_mount(self) -> None:
+        self.query_one("#message").display = False
+        # Resolved elsewhere (the turn was cancelled): nothing left to answer.
+        self.request.future.add_done_callback(lambda _: self._close_if_open())
+
+    def _close_if_open(self) -> None:
+        if not self._answered:
+            self._finish(None)
+
+    def _finish(self, decision: PermissionDecision | None) -> None:
+        self._answered = True
+        self.dismiss(decision)
+
+    def action_answer(self, choice: str) -> None:
+        self._finish(PermissionDecision(choice))  # type: ignore[arg-type]
+
+    def action_ask_message(self) -> None:
+        box = self.query_one("#message", Input)
+        box.display = True
+        box.focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "deny_with_message":
+            self.action_ask_message()
+        elif event.button.id:
+            self.action_answer(event.button.id)
+
+    @on(Input.Submitted, "#message")
+    def _message(self, event: Input.Submitted) -> None:
+        self._finish(PermissionDecision("deny_with_message", event.value.strip()))

@@ -1,0 +1,81 @@
+"""The blocks a conversation is made of: user messages, notes, errors, tool calls and diffs."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Collapsible, Static
+
+from agent.events import ToolCallFinished, ToolCallStarted
+from agent.tui import format as fmt
+
+OUTPUT_LINES = 40  # tool output kept on screen (the model saw all of it)
+
+
+def diff_content(diff: str) -> Content:
+    """A unified diff coloured line by line."""
+    parts: list[tuple[str, str]] = []
+    for line in diff.rstrip("\n").splitlines():
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("+"):
+            style = "$text-success on $success-muted"
+        elif line.startswith("-"):
+            style = "$text-error on $error-muted"
+        elif line.startswith("@@"):
+            style = "$text-accent"
+        else:
+            style = ""
+        parts.append((line + "\n", style))
+    return Content.assemble(*parts)
+
+
+class UserMessage(Static):
+    def __init__(self, text: str) -> None:
+        super().__init__(Content(text), classes="user")
+
+
+class Note(Static):
+    """A one-line notice from the agent or the app; ``-warning`` and ``-error`` colour it."""
+
+    def __init__(self, text: str, level: str = "info") -> None:
+        super().__init__(Content(text), classes=f"note -{level}")
+
+
+class ToolBlock(Collapsible):
+    """One tool call: a title line with its status, duration and result; the body expands."""
+
+    def __init__(self, call: ToolCallStarted) -> None:
+        self.call = call
+        self.subject = fmt.tool_subject(call.arguments)
+        super().__init__(title=self._heading("…", "running", ""), collapsed=True, classes="tool")
+
+    def _heading(self, mark: str, status: str, detail: str) -> Content:
+        parts: list[tuple[str, str] | str] = [(f"{mark} ", ""), (self.call.name, "bold")]
+        if self.subject:
+            parts.append(f"  {self.subject}")
+        parts.append((f"  {status}", "dim"))
+        if detail:
+            parts.append((f" · {detail}", "dim"))
+        return Content.assemble(*parts)
+
+    async def finish(self, done: ToolCallFinished) -> None:
+        exit_code = done.meta.get("exit_code")
+        details = [fmt.duration(done.duration_s)]
+        if isinstance(exit_code, int):
+            details.append(f"exit {exit_code}")
+        if done.meta.get("timed_out"):
+            details.append("timed out")
+        failed = done.is_error or (isinstance(exit_code, int) and exit_code != 0)
+        mark, status = ("✗", "failed") if failed else ("✓", "done")
+        self.title = self._heading(mark, status, " · ".join(details))
+        self.set_class(failed, "-failed")
+        diff = done.meta.get("diff")
+        if isinstance(diff, str) and diff.strip():
+            body = Static(diff_content(diff), classes="diff")
+            self.collapsed = False  # edits are what the user most needs to see
+        else:
+            shown, hidden = fmt.tail(done.output, OUTPUT_LINES)
+            text = (f"… {hidden} earlier lines\n" if hidden else "") + (shown or "(no output)")
+            body = Static(Content(text), classes="output")
+            self.collapsed = not done.is_error
+        await self.query_one(Collapsible.Contents).mount(body)

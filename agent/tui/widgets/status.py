@@ -1,0 +1,60 @@
+"""The two always-visible lines under the prompt: throughput and status."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.content import Content
+from textual.widgets import Static
+
+from agent.events import TurnStats
+from agent.tui import format as fmt
+from agent.tui.core import Facts, ServerView
+from agent.tui.throughput import LiveRate, throughput_parts
+
+
+class ThroughputLine(Static):
+    """Decode speed, draft acceptance, prompt cache and the session's tok/s sparkline."""
+
+    def show(
+        self,
+        turn: TurnStats | None,
+        live: LiveRate | None,
+        baseline_tok_s: float | None,
+        history: Sequence[float],
+    ) -> None:
+        self.update(Content.assemble(*throughput_parts(turn, live, baseline_tok_s, history)))
+
+
+class StatusLine(Static):
+    """Model and profile, context used against the server's real n_ctx, permission mode, server."""
+
+    def show(
+        self,
+        facts: Facts | None,
+        mode: str | None,
+        context_used: int,
+        server: ServerView | None,
+        busy: bool,
+    ) -> None:
+        parts: list[tuple[str, str] | str] = []
+        if facts is None:
+            parts.append(("connecting…", "$text-warning"))
+        else:
+            parts.append((facts.model, "bold"))
+            if facts.profile:
+                parts.append(f" ({facts.profile})")
+            if facts.n_ctx:
+                share = fmt.percent(context_used / facts.n_ctx)
+                used = f"{fmt.tokens(context_used)}/{fmt.tokens(facts.n_ctx)}"
+                parts.append((f" · ctx {used} ({share})", ""))
+        if mode:
+            parts.append((" · mode ", "dim"))
+            parts.append((mode, "$text-warning" if mode == "yolo" else "$text-accent"))
+        if server is not None:
+            state_style = "$text-success" if server.state in ("up", "external") else "$text-error"
+            parts.append((" · server ", "dim"))
+            parts.append((server.state, state_style))
+        if busy:
+            parts.append((" · working (esc cancels)", "$text-warning"))
+        self.update(Content.assemble(*parts))

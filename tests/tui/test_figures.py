@@ -1,0 +1,115 @@
+"""The TUI's plain logic: figures, formatting, event coalescing and command parsing."""
+
+from __future__ import annotations
+
+from agent.events import Notice, ReasoningDelta, TextDelta
+from agent.tui import format as fmt
+from agent.tui.commands import parse
+from agent.tui.inbox import Inbox, coalesce
+from agent.tui.throughput import LiveRate, combine, throughput_parts
+from tests.tui.scripted import stats
+
+
+def line(parts: list[tuple[str, str]]) -> str:
+    return "".join(text for text, _ in parts)
+
+
+class TestCombine:
+    def test_turn_speed_is_tokens_over_summed_decode_time(self) -> None:
+        # 100 tokens at 50 tok/s (2 s) and 300 at 100 tok/s (3 s): 400 tokens in 5 s.
+        turn = combine([stats(50, 100, (80, 40)), stats(100, 300, None, prompt=10, cache=500)])
+        assert turn is not None
+        assert turn.decode_tok_s == 80.0
+        assert (turn.draft_n, turn.draft_accepted) == (80, 40)
+        assert (turn.prompt_n, turn.cache_n) == (310, 500)
+
+    def test_no_speculation_anywhere_keeps_draft_none(self) -> None:
+        turn = combine([stats(), stats()])
+        assert turn is not None and turn.draft_n is None
+
+    def test_one_client_measured_step_marks_the_turn(self) -> None:
+        client = stats()
+        client = type(client)("client", 10, 10, 1, 0, None, None, 1)
+        turn = combine([stats(), client])
+        assert turn is not None and turn.source == "client"
+
+    def test_empty_turn_has_no_figure(self) -> None:
+        assert combine([]) is None
+
+
+class TestThroughputLine:
+    def test_speculation_on(self) -> None:
+        text = line(throughput_parts(stats(120, 200, (100, 80), 40, 960), None, 60.0, [50, 120]))
+        assert text.startswith("120.0 tok/s ×2.00 vs no-spec")
+        assert "draft 80/100 (80%)" in text
+        assert "40% of output from drafts" in text
+        assert "prompt 960 cached / 40 new" in text
+        assert text.endswith("▄█")  # 50 of 120 is bar 3 of 0..7
+
+    def test_speculation_off_says_so(self) -> None:
+        text = line(throughput_parts(stats(33.3), None, None, []))
+        assert "speculation off" in text and "draft" not in text and "vs no-spec" not in text
+
+    def test_live_estimate_before_server_figures(self) -> None:
+        text = line(throughput_parts(None, LiveRate(50, 2.0), None, []))
+        assert text == "~25.0 tok/s · 50 tok streaming"
+
+    def test_nothing_yet(self) -> None:
+        assert line(throughput_parts(None, None, None, [])) == "no turn yet"
+
+
+class TestFormat:
+    def test_durations(self) -> None:
+        assert [fmt.duration(s) for s in (0.25, 12.4, 65)] == ["0.2s", "12s", "1m05s"]
+
+    def test_tokens(self) -> None:
+        assert [fmt.tokens(n) for n in (999, 1234, 32768)] == ["999", "1.2k", "33k"]
+
+    def test_tool_subject_prefers_the_command_or_path(self) -> None:
+        assert fmt.tool_subject({"command": "ls -la\necho hi"}) == "ls -la…"
+        assert fmt.tool_subject({"path": "src/a.py", "content": "x"}) == "src/a.py"
+        assert fmt.tool_subject({"action": "commit", "message": "m"}) == "commit"
+        assert fmt.tool_subject({"n": 1}) == '{"n": 1}'
+
+    def test_sparkline_scales_to_the_maximum(self) -> None:
+        assert fmt.sparkline([0, 50, 100]) == "▁▅█"
+        assert fmt.sparkline([]) == ""
+
+    def test_tail_counts_what_it_leaves_out(self) -> None:
+        assert fmt.tail("a\nb\nc\n", 2) == ("b\nc", 1)
+        assert fmt.tail("a", 5) == ("a", 0)
+
+
+class TestInbox:
+    def test_adjacent_deltas_join_in_order(self) -> None:
+        events = [
+            TextDelta("a"),
+            TextDelta("b"),
+            Notice("n"),
+            ReasoningDelta("r"),
+            ReasoningDelta("s"),
+            TextDelta("c"),
+        ]
+        assert coalesce(events) == [
+            TextDelta("ab"),
+            Notice("n"),
+            ReasoningDelta("rs"),
+            TextDelta("c"),
+        ]
+
+    def test_wakes_once_per_burst(self) -> None:
+        wakes: list[int] = []
+        inbox = Inbox(lambda: wakes.append(1))
+        for text in "abc":
+            inbox.put(TextDelta(text))
+        assert len(wakes) == 1 and inbox.take() == [TextDelta("abc")]
+        inbox.put(TextDelta("d"))
+        assert len(wakes) == 2 and inbox.received == 4
+
+
+class TestParse:
+    def test_slash_commands(self) -> None:
+        assert parse("/mode yolo") == ("mode", "yolo")
+        assert parse("/HELP") == ("help", "")
+        assert parse("hello /mode") is None
+        assert parse("//not a command") is None

@@ -1,0 +1,135 @@
+"""The TUI's file-facing logic against real files and a real git repository: @path completion,
+prompt history, /undo snapshots and /diff."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agent.events import ToolCallFinished, ToolCallStarted
+from agent.tui.completion import complete, path_options
+from agent.tui.gitdiff import NotARepository, uncommitted
+from agent.tui.history import PromptHistory
+from agent.tui.undo import FileUndo
+
+
+def edit(undo: FileUndo, path: Path, content: str, name: str = "edit", error: bool = False) -> None:
+    """What the agent does around a file tool: started (snapshot), the change, finished."""
+    rel = str(path.relative_to(undo.workspace))
+    undo.tool_started(ToolCallStarted("c", name, {"path": rel}))
+    if not error:
+        path.write_text(content)
+    undo.tool_finished(ToolCallFinished("c", name, "", error, 0.1, {"path": rel}))
+
+
+class TestPathCompletion:
+    @pytest.fixture
+    def tree(self, workspace: Path) -> Path:
+        (workspace / "src").mkdir()
+        (workspace / "src" / "main.py").write_text("")
+        (workspace / "src" / "mod.py").write_text("")
+        (workspace / "setup.cfg").write_text("")
+        (workspace / ".git").mkdir()
+        (workspace / ".env").write_text("")
+        return workspace
+
+    def test_lists_entries_with_directories_marked(self, tree: Path) -> None:
+        assert path_options(tree, "s") == ["setup.cfg", "src/"]
+        assert path_options(tree, "src/m") == ["src/main.py", "src/mod.py"]
+
+    def test_hidden_only_when_asked_and_never_git(self, tree: Path) -> None:
+        assert ".env" not in path_options(tree, "")
+        assert path_options(tree, ".") == [".env"]
+
+    def test_fragment_after_at_is_replaced(self, tree: Path) -> None:
+        found = complete("look at @src/ma", 15, True, tree)
+        assert found is not None and (found.start, found.end) == (8, 15)
+        assert found.options == [("@src/main.py", "")]
+
+    def test_at_inside_a_word_is_not_a_path(self, tree: Path) -> None:
+        assert complete("mail me@s", 9, True, tree) is None
+
+    def test_slash_commands_complete_on_the_first_line_only(self, tree: Path) -> None:
+        found = complete("/mo", 3, True, tree)
+        assert found is not None and [o[0] for o in found.options] == ["/model", "/mode"]
+        assert complete("/mo", 3, False, tree) is None
+
+
+class TestHistory:
+    def test_walks_back_and_returns_to_the_draft(self, tmp_path: Path) -> None:
+        history = PromptHistory(tmp_path / "h.jsonl")
+        history.add("first")
+        history.add("second\nline")
+        assert history.older("draft") == "second\nline"
+        assert history.older("ignored") == "first"
+        assert history.older("ignored") is None
+        assert history.newer() == "second\nline"
+        assert history.newer() == "draft"
+        assert history.newer() is None
+
+    def test_persists_and_skips_a_torn_line(self, tmp_path: Path) -> None:
+        path = tmp_path / "h.jsonl"
+        PromptHistory(path).add("kept")
+        with path.open("a") as out:
+            out.write('"torn')
+        assert PromptHistory(path).entries == ["kept"]
+
+
+class TestUndo:
+    def test_restores_edited_and_removes_created_files(self, workspace: Path) -> None:
+        undo = FileUndo(workspace)
+        old, new = workspace / "old.txt", workspace / "new.txt"
+        old.write_text("before")
+        edit(undo, old, "after")
+        edit(undo, old, "after again")  # the first snapshot of a turn is the one kept
+        edit(undo, new, "created", name="write")
+        undo.end_turn()
+        assert undo.undo() == (["new.txt", "old.txt"], [])
+        assert old.read_text() == "before" and not new.exists()
+        assert undo.undo() == ([], [])
+
+    def test_failed_calls_and_other_tools_change_nothing(self, workspace: Path) -> None:
+        undo = FileUndo(workspace)
+        target = workspace / "a.txt"
+        target.write_text("same")
+        edit(undo, target, "", error=True)
+        edit(undo, target, "by bash", name="bash")
+        undo.end_turn()
+        assert undo.undo() == ([], [])
+
+    def test_a_turn_without_changes_keeps_the_previous_one(self, workspace: Path) -> None:
+        undo = FileUndo(workspace)
+        target = workspace / "a.txt"
+        target.write_text("v1")
+        edit(undo, target, "v2")
+        undo.end_turn()
+        undo.end_turn()  # a turn that only talked
+        assert undo.undo() == (["a.txt"], [])
+        assert target.read_text() == "v1"
+
+    def test_a_change_without_snapshot_is_reported(self, workspace: Path) -> None:
+        undo = FileUndo(workspace)
+        undo.tool_finished(ToolCallFinished("c", "write", "", False, 0.1, {"path": "x.txt"}))
+        undo.end_turn()
+        assert undo.undo() == ([], ["x.txt"])
+
+
+class TestDiff:
+    def test_tracked_changes_and_untracked_files(self, workspace: Path) -> None:
+        def git(*args: str) -> None:
+            subprocess.run(["git", "-C", str(workspace), *args], check=True, capture_output=True)
+
+        git("init", "-q")
+        (workspace / "a.txt").write_text("one\n")
+        git("add", "a.txt")
+        git("-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "a")
+        (workspace / "a.txt").write_text("two\n")
+        (workspace / "b.txt").write_text("new\n")
+        diff, untracked = uncommitted(workspace)
+        assert "-one\n+two" in diff and untracked == ["b.txt"]
+
+    def test_outside_a_repository(self, workspace: Path) -> None:
+        with pytest.raises(NotARepository, match="not inside a git repository"):
+            uncommitted(workspace)
