@@ -1,0 +1,269 @@
+"""`beecode bench`: decode speed with and without speculation, on this machine, same server build.
+
+For each mode (none = the profile's no-speculation twin) it starts llama-server on a free loopback
+port, sends the prompts several times, and reports, per prompt and mode, the server's own timings:
+tokens, decode tok/s, generation time, drafted and accepted tokens, and the speed-up over none.
+At temperature 0 it also compares each mode's output with the baseline's, token by token.
+Everything lands in --out: summary.json, report.txt, chart.png, raw responses and server logs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+from rich.console import Console
+
+from server.bench_modes import (
+    BenchError,
+    Mode,
+    default_modes,
+    mode_argv,
+    mode_profile,
+    parse_modes,
+    prepare,
+)
+from server.bench_prompts import SUITES, BenchPrompt
+from server.bench_report import machine, machine_line, print_report, write_chart
+from server.bench_stats import (
+    BASELINE_MODE,
+    Agreement,
+    Sample,
+    agreement,
+    as_json,
+    best_mode,
+    speedup_by_mode,
+    summarize,
+)
+from server.client import Timings, get_props, get_slots, tokenize
+from server.errors import ServerError
+from server.gpu import gpus
+from server.launch import free_port
+from server.paths import data_dir
+from server.profiles import Profile, default_profile_name, get_profile
+from server.progress import RichHooks
+from server.supervise import ManagedServer
+
+ENDPOINT_MODE = "as configured"
+REQUEST_TIMEOUT_S = 900.0
+START_TIMEOUT_S = 300.0
+SEED = 1234  # per repetition SEED + rep, the same in every mode
+
+
+@dataclass
+class BenchRun:
+    """What one `beecode bench` collects; written to summary.json at the end."""
+
+    out: Path
+    prompts: tuple[BenchPrompt, ...]
+    reps: int
+    lossless: bool
+    sampling: dict[str, float] = field(default_factory=dict)
+    samples: list[Sample] = field(default_factory=list)
+    greedy_tokens: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    servers: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="beecode bench", description=__doc__.splitlines()[0])
+    p.add_argument("--profile", help="profile to serve (default: the one that fits this machine)")
+    p.add_argument("--endpoint", help="bench a running OpenAI-compatible server as configured")
+    p.add_argument("--api-key", help="API key for --endpoint")
+    p.add_argument("--modes", help="comma list: none, dflash, ngram-mod, ngram-cache, ngram-simple,"
+                   " ngram-map-k, ngram-map-k4v; combine with +, draft-max with @N")
+    p.add_argument("--draft-max", type=int, help="--spec-draft-n-max for every speculative mode")
+    p.add_argument("--reps", type=int, help="repetitions per prompt and mode (default 3)")
+    p.add_argument("--suite", choices=sorted(SUITES), help="prompt set (default: seed)")
+    p.add_argument("--max-tokens", type=int, help="override every prompt's max_tokens")
+    p.add_argument("--temperature", type=float, help="override every prompt's temperature")
+    p.add_argument("--no-lossless", action="store_true", help="skip the T=0 agreement check")
+    p.add_argument("--quick", action="store_true", help="one short prompt, 64 tokens, 1 rep")
+    p.add_argument("--out", type=Path, help="result folder (default: <data>/bench/<timestamp>)")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    """`beecode bench ...`; argv may start with "bench" (agent/cli.py passes its args through)."""
+    args = _parser().parse_args(argv[1:] if argv[:1] == ["bench"] else argv)
+    console = Console(record=True)
+    try:
+        out = run(args, console)
+    except ServerError as exc:
+        print(f"beecode: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("beecode: bench interrupted", file=sys.stderr)
+        return 130
+    console.print(f"results: {out}")
+    return 0
+
+
+def _prompts(args: argparse.Namespace) -> tuple[BenchPrompt, ...]:
+    prompts = SUITES["quick" if args.quick else (args.suite or "seed")]
+    if args.max_tokens is not None:
+        prompts = tuple(replace(p, max_tokens=args.max_tokens) for p in prompts)
+    if args.temperature is not None:
+        prompts = tuple(replace(p, temperature=args.temperature) for p in prompts)
+    return prompts
+
+
+def run(args: argparse.Namespace, console: Console) -> Path:
+    reps = args.reps if args.reps is not None else (1 if args.quick else 3)
+    if reps < 1:
+        raise BenchError("--reps must be at least 1")
+    out = args.out or data_dir() / "bench" / time.strftime("%Y%m%d-%H%M%S")
+    bench = BenchRun(out, _prompts(args), reps, not args.no_lossless)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.endpoint:
+        if args.modes or args.profile:
+            raise BenchError("--endpoint benches the server as configured: no --modes or --profile")
+        _run_endpoint(bench, args.endpoint, args.api_key, console)
+        profile_name, title_model = None, get_props(args.endpoint, args.api_key).model_path
+    else:
+        profile = get_profile(args.profile or default_profile_name(gpus()))
+        modes = parse_modes(args.modes) if args.modes else default_modes(profile)
+        if args.quick and not args.modes:
+            modes = modes[:2]
+        bench.sampling = {k: v for k, v in profile.sampling.items() if k != "temperature"}
+        _run_modes(bench, profile, modes, args.draft_max, console)
+        profile_name, title_model = profile.name, profile.target.filename
+    return _finish(bench, profile_name, Path(title_model).name, console)
+
+
+def _run_modes(bench: BenchRun, profile: Profile, modes: list[Mode], draft_max: int | None,
+               console: Console) -> None:
+    with RichHooks().shown() as hooks:
+        served = prepare(profile, modes, hooks)
+    console.print(f"engine: {served.engine.binary} ({served.engine.commit})")
+    for mode in modes:
+        variant = mode_profile(profile, mode, draft_max)
+        port = free_port()
+        argv = mode_argv(served, variant, mode, port)
+        log = bench.out / "logs" / f"{_slug(mode.label)}.log"
+        server = ManagedServer(argv, log_path=log, host="127.0.0.1", port=port, restart=False)
+        console.print(f"[bold]{mode.label}[/bold]: starting {variant.name}")
+        server.start(timeout_s=START_TIMEOUT_S)
+        try:
+            speculative = bool(get_slots(server.url)[0].get("speculative"))
+            if mode.types and not speculative:
+                console.print(f"[yellow]{mode.label}: the server did not enable speculation "
+                              f"(see {log})[/yellow]")
+            bench.servers.append({"mode": mode.label, "profile": variant.name, "argv": argv,
+                                  "speculative": speculative, "log": str(log),
+                                  "build_info": get_props(server.url).build_info})
+            _run_prompts(bench, server.url, None, mode.label, console)
+        finally:
+            server.stop()
+
+
+def _run_endpoint(bench: BenchRun, url: str, api_key: str | None, console: Console) -> None:
+    props = get_props(url, api_key)
+    bench.servers.append({"mode": ENDPOINT_MODE, "endpoint": url, "model": props.model_path,
+                          "build_info": props.build_info})
+    bench.lossless = False  # one mode: nothing to compare with
+    _run_prompts(bench, url, api_key, ENDPOINT_MODE, console)
+
+
+def _run_prompts(bench: BenchRun, url: str, api_key: str | None, mode: str,
+                 console: Console) -> None:
+    with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT_S,
+                      headers={"Authorization": f"Bearer {api_key}"} if api_key else {}) as http:
+        for prompt in bench.prompts:
+            for rep in range(bench.reps):
+                sample, text = _complete(http, bench, prompt, mode, rep, prompt.temperature)
+                console.print(f"  {prompt.name} #{rep + 1}: {_describe(sample)}")
+                if rep == 0 and prompt.temperature == 0:
+                    bench.greedy_tokens[(prompt.name, mode)] = tokenize(url, text, api_key)
+            if bench.lossless and prompt.temperature != 0:
+                sample, text = _complete(http, bench, prompt, mode, -1, 0.0)
+                console.print(f"  {prompt.name} T=0 check: {_describe(sample)}")
+                bench.greedy_tokens[(prompt.name, mode)] = tokenize(url, text, api_key)
+
+
+def _complete(http: httpx.Client, bench: BenchRun, prompt: BenchPrompt, mode: str, rep: int,
+              temperature: float) -> tuple[Sample, str]:
+    body: dict[str, Any] = {
+        "messages": [{"role": "user", "content": prompt.text}],
+        "max_tokens": prompt.max_tokens, "temperature": temperature, "seed": SEED + max(rep, 0),
+        # Every request prefills from scratch, so repetitions and modes start from the same state.
+        "cache_prompt": False,
+        **bench.sampling,
+    }
+    try:
+        reply = http.post("/v1/chat/completions", json=body)
+    except httpx.HTTPError as exc:
+        raise ServerError(f"{mode}: request for {prompt.name} failed: {exc}") from None
+    if reply.status_code != 200:
+        raise ServerError(f"{mode}: {prompt.name} answered {reply.status_code}: {reply.text[:200]}")
+    data = reply.json()
+    name = f"{prompt.name}-{'t0' if rep < 0 else f'r{rep + 1}'}.json"
+    raw = bench.out / "raw" / _slug(mode) / name
+    raw.parent.mkdir(parents=True, exist_ok=True)
+    raw.write_text(json.dumps({"request": body, "response": data}, indent=1) + "\n")
+    try:
+        message = data["choices"][0]["message"]
+        timings = Timings.from_json(data["timings"])
+    except (KeyError, IndexError, TypeError):
+        raise ServerError(f"{mode}: reply for {prompt.name} lacks choices or timings "
+                          f"(see {raw})") from None
+    text = (message.get("reasoning_content") or "") + (message.get("content") or "")
+    sample = Sample(prompt.name, mode, rep, temperature, timings.predicted_n,
+                    timings.predicted_per_second, timings.predicted_ms / 1000, timings.prompt_n,
+                    timings.cache_n, timings.draft_n, timings.draft_n_accepted)
+    bench.samples.append(sample)
+    return sample, text
+
+
+def _describe(s: Sample) -> str:
+    drafted = (f", drafted {s.draft_n}, accepted {s.draft_accepted}" if s.draft_n is not None
+               else "")
+    return f"{s.completion_tokens} tokens, {s.tok_s:.1f} tok/s in {s.gen_s:.1f} s{drafted}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9.+@-]+", "-", text.lower()).strip("-") or "mode"
+
+
+def _agreements(bench: BenchRun) -> list[Agreement]:
+    found = []
+    for (prompt, mode), tokens in bench.greedy_tokens.items():
+        base = bench.greedy_tokens.get((prompt, BASELINE_MODE))
+        if mode != BASELINE_MODE and base is not None:
+            found.append(agreement(prompt, mode, base, tokens))
+    return found
+
+
+def _finish(bench: BenchRun, profile: str | None, model: str, console: Console) -> Path:
+    rows = summarize(bench.samples)
+    agreements = _agreements(bench)
+    info = machine()
+    title = f"{model} ({profile or 'endpoint'}) on {machine_line(info)}"
+    print_report(console, rows, agreements, title)
+    chart = write_chart(rows, bench.out / "chart.png", title)
+    summary = {
+        "schema": 1,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "machine": info,
+        "profile": profile,
+        "model": model,
+        "prompts": [{"name": p.name, "max_tokens": p.max_tokens, "temperature": p.temperature}
+                    for p in bench.prompts],
+        "reps": bench.reps,
+        "servers": bench.servers,
+        "rows": as_json(rows),
+        "speedup_by_mode": speedup_by_mode(rows),
+        "best_mode": best_mode(rows),
+        "agreement": as_json(agreements),
+        "samples": as_json(bench.samples),
+        "files": {"chart": chart.name, "report": "report.txt", "raw": "raw", "logs": "logs"},
+    }
+    (bench.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    console.save_text(str(bench.out / "report.txt"), clear=False)
+    return bench.out
