@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return server_main(args)
     if args and args[0] == "bench":
-        return int(_entry("benchmarks.bench", "main")(args[1:]) or 0)
+        return int(_entry("server.bench", "main")(args[1:]) or 0)
     if args and args[0] == "sessions":
         return _sessions()
     try:
