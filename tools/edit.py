@@ -1,0 +1,99 @@
+"""The edit tool: replace an exact string; a near miss shows the closest text so a retry can hit."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from tools.base import Kind, ToolContext, ToolResult
+from tools.core import BOOL, STR, BaseTool, ToolError, params
+from tools.files import atomic_write, existing_file, numbered, read_text, unified_diff
+from tools.paths import shown_path
+
+# Below this similarity the "closest match" would only mislead.
+MIN_SIMILARITY = 0.5
+
+
+class EditTool(BaseTool):
+    name = "edit"
+    description = "Replace exact text old by new in a file; old must be unique, or set replace_all."
+    parameters = params({"path": STR, "old": STR, "new": STR}, {"replace_all": BOOL})
+
+    def kind(self, args: dict[str, Any]) -> Kind:
+        return "edit"
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        old, new, replace_all = args["old"], args["new"], args.get("replace_all", False)
+        if not old:
+            raise ToolError("old is empty; to create or overwrite a file use write")
+        if old == new:
+            raise ToolError("old and new are the same; nothing to change")
+        full = existing_file(args["path"], ctx)
+        shown = shown_path(full, ctx)
+        text = read_text(full, shown)
+        if old not in text and "\r\n" in text:
+            # The model writes \n; a CRLF file still deserves an exact edit.
+            old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        starts = _occurrences(text, old)
+        if not starts:
+            raise ToolError(not_found(text, old, shown))
+        lines = [text.count("\n", 0, start) + 1 for start in starts]
+        if len(starts) > 1 and not replace_all:
+            raise ToolError(
+                f"old occurs {len(starts)} times in {shown} (lines {_listed(lines)}); "
+                "add surrounding lines to make it unique, or set replace_all"
+            )
+        after = text.replace(old, new)
+        atomic_write(full, after)
+        if len(lines) == 1:
+            where = f"1 replacement at line {lines[0]}"
+        else:
+            where = f"{len(lines)} replacements at lines {_listed(lines)}"
+        return ToolResult(
+            f"edited {shown}: {where}",
+            meta={"path": shown, "diff": unified_diff(text, after, shown)},
+        )
+
+
+def _occurrences(text: str, old: str) -> list[int]:
+    starts, start = [], text.find(old)
+    while start != -1:
+        starts.append(start)
+        start = text.find(old, start + len(old))
+    return starts
+
+
+def _listed(numbers: list[int], most: int = 10) -> str:
+    shown = ", ".join(str(number) for number in numbers[:most])
+    return shown + (", ..." if len(numbers) > most else "")
+
+
+def not_found(text: str, old: str, shown: str) -> str:
+    """Why old did not match, with the most similar run of lines in the file."""
+    lines = text.splitlines()
+    wanted = old.splitlines() or [old]
+    size = min(len(wanted), max(len(lines), 1))
+    target = "\n".join(wanted)
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(target)  # seq2 is the side SequenceMatcher caches; the file slides past it
+    best, best_at = 0.0, 0
+    for at in range(max(len(lines) - size + 1, 1)):
+        matcher.set_seq1("\n".join(lines[at : at + size]))
+        # The quick upper bounds skip windows that cannot beat the best so far.
+        if matcher.real_quick_ratio() > best and matcher.quick_ratio() > best:
+            ratio = matcher.ratio()
+            if ratio > best:
+                best, best_at = ratio, at
+    if best < MIN_SIMILARITY:
+        return f"old not found in {shown}, nor anything close; read the file, copy text exactly"
+    window = lines[best_at : best_at + size]
+    last = best_at + len(window)
+    if _squeezed("\n".join(window)) == _squeezed(target):
+        why = f"lines {best_at + 1}-{last} differ from it only in whitespace"
+    else:
+        why = f"closest match, lines {best_at + 1}-{last} ({best:.0%} similar)"
+    return f"old not found in {shown}; {why}:\n{numbered(window, best_at + 1, len(str(last)))}"
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())

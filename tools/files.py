@@ -1,0 +1,188 @@
+"""File tools: read (numbered lines, ranges), write (atomic), ls; and the helpers edit shares."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from tools.base import Kind, ToolContext, ToolResult
+from tools.core import INT, STR, BaseTool, ToolError, params
+from tools.paths import resolve_in_workspace, shown_path
+
+_SNIFF_BYTES = 8192
+MAX_LINE_CHARS = 2000
+MAX_LS_ENTRIES = 500
+# What a line number and its tab may add to a line, when budgeting output.
+NUMBER_ROOM = 8
+
+
+def is_binary(path: Path) -> bool:
+    with path.open("rb") as file:
+        return b"\0" in file.read(_SNIFF_BYTES)
+
+
+def existing_file(path: str, ctx: ToolContext) -> Path:
+    full = resolve_in_workspace(path, ctx)
+    if full.is_dir():
+        raise ToolError(f"{path} is a directory; use ls")
+    if not full.exists():
+        raise ToolError(f"no such file: {path}")
+    return full
+
+
+def read_text(full: Path, shown: str) -> str:
+    """The file's text with its line endings kept; binary files are refused."""
+    if is_binary(full):
+        raise ToolError(f"{shown} is a binary file ({full.stat().st_size} bytes); not shown")
+    with full.open(encoding="utf-8", errors="replace", newline="") as file:
+        return file.read()
+
+
+def atomic_write(full: Path, text: str) -> None:
+    """Write through a temporary file in the same directory, then rename over the target."""
+    full.parent.mkdir(parents=True, exist_ok=True)
+    mode = full.stat().st_mode & 0o7777 if full.exists() else None
+    temp = full.with_name(f".{full.name}.{secrets.token_hex(4)}.tmp")
+    # 0o666 lets the umask decide a new file's mode, as any editor would.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, full)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def unified_diff(before: str, after: str, shown: str, created: bool = False) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile="/dev/null" if created else f"a/{shown}",
+        tofile=f"b/{shown}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def numbered(lines: list[str], first: int, width: int) -> str:
+    """cat -n style, with over-long lines cut so one minified line cannot flood the context."""
+    out = []
+    for number, line in enumerate(lines, first):
+        line = line.rstrip("\r\n")
+        if len(line) > MAX_LINE_CHARS:
+            line = f"{line[:MAX_LINE_CHARS]}... [{len(line) - MAX_LINE_CHARS} chars omitted]"
+        out.append(f"{number:>{width}}\t{line}")
+    return "\n".join(out)
+
+
+class ReadTool(BaseTool):
+    name = "read"
+    description = "Read a file as numbered lines; offset (1-based line) and limit pick a range."
+    parameters = params({"path": STR}, {"offset": INT, "limit": INT})
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        path = args["path"]
+        full = existing_file(path, ctx)
+        size = full.stat().st_size
+        if is_binary(full):
+            raise ToolError(f"{path} is a binary file ({size} bytes); not shown")
+        offset, limit = args.get("offset"), args.get("limit")
+        if offset is None and limit is None and size > ctx.max_output_chars:
+            raise ToolError(self._too_big(path, full, size, ctx.max_output_chars))
+        first = offset if offset is not None else 1
+        if first < 1 or (limit is not None and limit < 1):
+            raise ToolError("offset and limit must be at least 1")
+        return ToolResult(self._lines(full, first, limit, ctx.max_output_chars))
+
+    @staticmethod
+    def _too_big(path: str, full: Path, size: int, budget: int) -> str:
+        total = _count_lines(full)
+        # A range that fits: average line plus its number and tab, with a tenth to spare.
+        per_line = size / max(total, 1) + NUMBER_ROOM
+        per_call = max(1, int(budget * 0.9 / per_line))
+        return (
+            f"{path} is {size} bytes ({total} lines), too big to read whole; "
+            f"read a range, e.g. offset=1, limit={per_call}"
+        )
+
+    @staticmethod
+    def _lines(full: Path, first: int, limit: int | None, budget: int) -> str:
+        wanted: list[str] = []
+        used, total, full_enough = 0, 0, False
+        with full.open(encoding="utf-8", errors="replace", newline="") as file:
+            # One pass: collect the range within the output budget, and count every line.
+            for total, line in enumerate(file, 1):
+                if total < first or full_enough or len(wanted) == limit:
+                    continue
+                used += min(len(line), MAX_LINE_CHARS) + NUMBER_ROOM
+                full_enough = used > budget and bool(wanted)
+                if not full_enough:
+                    wanted.append(line)
+        if total == 0:
+            return "(empty file)"
+        if not wanted:
+            raise ToolError(f"offset {first} is past the end ({total} lines)")
+        last = first + len(wanted) - 1
+        text = numbered(wanted, first, len(str(last)))
+        if first == 1 and last == total:
+            return text
+        more = f"; next: offset={last + 1}" if last < total else ""
+        return f"{text}\n[lines {first}-{last} of {total}{more}]"
+
+
+def _count_lines(full: Path) -> int:
+    with full.open("rb") as file:
+        return sum(1 for _ in file)
+
+
+class WriteTool(BaseTool):
+    name = "write"
+    description = "Create or overwrite a file with content."
+    parameters = params({"path": STR, "content": STR})
+
+    def kind(self, args: dict[str, Any]) -> Kind:
+        return "edit"
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        path, content = args["path"], args["content"]
+        full = resolve_in_workspace(path, ctx)
+        if full.is_dir():
+            raise ToolError(f"{path} is a directory")
+        shown = shown_path(full, ctx)
+        created = not full.exists()
+        before = "" if created or is_binary(full) else read_text(full, shown)
+        atomic_write(full, content)
+        lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+        verb = "created" if created else "wrote"
+        return ToolResult(
+            f"{verb} {shown} ({lines} line{'' if lines == 1 else 's'})",
+            meta={"path": shown, "diff": unified_diff(before, content, shown, created)},
+        )
+
+
+class LsTool(BaseTool):
+    name = "ls"
+    description = "List a directory."
+    parameters = params({}, {"path": STR})
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        path = args.get("path", ".")
+        full = resolve_in_workspace(path, ctx)
+        if not full.exists():
+            raise ToolError(f"no such directory: {path}")
+        if not full.is_dir():
+            raise ToolError(f"{path} is a file; use read")
+        names = sorted(entry.name + ("/" if entry.is_dir() else "") for entry in full.iterdir())
+        if not names:
+            return ToolResult("(empty directory)")
+        shown = names[:MAX_LS_ENTRIES]
+        if len(names) > MAX_LS_ENTRIES:
+            shown.append(f"... [{len(names) - MAX_LS_ENTRIES} more entries]")
+        return ToolResult("\n".join(shown))

@@ -1,0 +1,147 @@
+"""The git tool: one action per call, built as a git command line and run through GitPython.
+
+The command line is also the permission subject ("git commit -m 'fix'"), so what the user
+approves is exactly what runs. Values that could pass for options (a name or rev starting
+with "-") are refused, and paths always follow "--".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+from pathlib import Path
+from typing import Any
+
+import git
+
+from tools.base import Kind, ToolContext, ToolResult
+from tools.core import BOOL, INT, STR, BaseTool, ToolError, params
+from tools.output import cap_text
+
+ACTIONS = ["status", "diff", "log", "show", "add", "commit", "branch", "checkout", "init"]
+READ_ACTIONS = {"status", "diff", "log", "show"}
+DEFAULT_LOG_COUNT = 10
+LOG_FORMAT = "--format=%h %ad %an: %s"
+# No prompt may ever wait on a terminal nobody is looking at.
+_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_EDITOR": "true", "GIT_PAGER": "cat"}
+
+
+class GitTool(BaseTool):
+    name = "git"
+    description = "Run a git action in the workspace; name is a branch, rev a commit."
+    parameters = params(
+        {"action": {"enum": ACTIONS}},
+        {
+            "paths": {"type": "array", "items": STR},
+            "staged": BOOL,
+            "message": STR,
+            "name": STR,
+            "create": BOOL,
+            "rev": STR,
+            "max_count": INT,
+        },
+    )
+
+    def kind(self, args: dict[str, Any]) -> Kind:
+        action = args.get("action")
+        listing_branches = action == "branch" and not args.get("name")
+        return "read" if action in READ_ACTIONS or listing_branches else "execute"
+
+    def subject(self, args: dict[str, Any]) -> str:
+        try:
+            return shlex.join(["git", *git_argv(args)])
+        except (ToolError, TypeError, KeyError, AttributeError):
+            return f"git {args.get('action', '')}".rstrip()
+
+    def paths(self, args: dict[str, Any]) -> list[str]:
+        paths = args.get("paths")
+        return [str(path) for path in paths] if isinstance(paths, list) else []
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        argv = git_argv(args)
+        if args["action"] == "init":
+            return await asyncio.to_thread(_init, ctx.workspace)
+        output = await asyncio.to_thread(_run, ctx.workspace, argv, ctx.bash_timeout_s)
+        if args["action"] == "add":
+            output = await asyncio.to_thread(_run, ctx.workspace, ["status", "--short"], 30)
+        if not output.strip():
+            output = _empty_output(args)
+        return ToolResult(cap_text(output, ctx.max_output_chars))
+
+
+def git_argv(args: dict[str, Any]) -> list[str]:
+    """The git arguments for a call; ToolError when the action lacks what it needs."""
+    action, paths = args["action"], args.get("paths", [])
+    name, rev = _not_an_option(args, "name"), _not_an_option(args, "rev")
+    after = ["--", *paths] if paths else []
+    match action:
+        case "status":
+            return ["status", "--short", "--branch", *after]
+        case "diff":
+            return ["diff", *(["--staged"] if args.get("staged") else []), *rev, *after]
+        case "log":
+            count = args.get("max_count", DEFAULT_LOG_COUNT)
+            if count < 1:
+                raise ToolError("max_count must be at least 1")
+            return ["log", f"--max-count={count}", LOG_FORMAT, "--date=short", *rev, *after]
+        case "show":
+            return ["show", *(rev or ["HEAD"]), *after]
+        case "add":
+            if not paths:
+                raise ToolError("add needs paths (use [\".\"] for everything)")
+            return ["add", *after]
+        case "commit":
+            if not args.get("message", "").strip():
+                raise ToolError("commit needs a message")
+            return ["commit", "-m", args["message"], *after]
+        case "branch":
+            return ["branch", *name, *rev] if name else ["branch", "--list"]
+        case "checkout":
+            if paths:
+                return ["checkout", *rev, *after]
+            if not name:
+                raise ToolError("checkout needs name (a branch or commit) or paths")
+            return ["checkout", *(["-b"] if args.get("create") else []), *name]
+    return ["init"]
+
+
+def _not_an_option(args: dict[str, Any], field: str) -> list[str]:
+    value = args.get(field, "")
+    if value.startswith("-"):
+        raise ToolError(f"{field} must not start with '-': {value}")
+    return [value] if value else []
+
+
+def _repo(workspace: Path) -> git.Repo:
+    try:
+        return git.Repo(workspace, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise ToolError(f"not a git repository: {workspace}; use action init") from None
+
+
+def _run(workspace: Path, argv: list[str], timeout: float) -> str:
+    with _repo(workspace) as repo:
+        status, out, err = repo.git.execute(
+            ["git", *argv],
+            with_extended_output=True,
+            with_exceptions=False,
+            kill_after_timeout=timeout,
+            env=_ENV,
+        )
+    text = "\n".join(part for part in (str(out), str(err)) if part)
+    if status != 0:
+        raise ToolError(text or f"git {argv[0]} failed with exit code {status}")
+    return text
+
+
+def _init(workspace: Path) -> ToolResult:
+    if (workspace / ".git").exists():
+        return ToolResult(f"already a git repository: {workspace}")
+    git.Repo.init(workspace).close()
+    return ToolResult(f"initialized an empty git repository in {workspace}")
+
+
+def _empty_output(args: dict[str, Any]) -> str:
+    if args["action"] == "diff":
+        return "no staged changes" if args.get("staged") else "no unstaged changes"
+    return "done"

@@ -1,0 +1,33 @@
+"""Where file tools may go: the workspace and the extra roots the user granted, nothing else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tools.base import ToolContext
+from tools.core import ToolError
+
+
+class PathOutsideWorkspace(ToolError):
+    pass
+
+
+def resolve_in_workspace(path: str, ctx: ToolContext) -> Path:
+    """The absolute path, with symlinks and ``..`` resolved; refused when it leaves the roots."""
+    given = Path(path).expanduser()
+    try:
+        full = (given if given.is_absolute() else ctx.workspace / given).resolve()
+    except (ValueError, RuntimeError) as error:  # NUL byte in the path; a symlink loop
+        raise ToolError(f"bad path {path!r}: {error}") from error
+    roots = [ctx.workspace.resolve(), *(root.resolve() for root in ctx.extra_roots)]
+    if not any(full.is_relative_to(root) for root in roots):
+        raise PathOutsideWorkspace(
+            f"{path} resolves to {full}, outside the workspace {roots[0]}; use paths inside it"
+        )
+    return full
+
+
+def shown_path(path: Path, ctx: ToolContext) -> str:
+    """How a path is shown to the model: relative to the workspace when inside it."""
+    workspace = ctx.workspace.resolve()
+    return path.relative_to(workspace).as_posix() if path.is_relative_to(workspace) else str(path)

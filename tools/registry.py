@@ -1,0 +1,79 @@
+"""The tools a session offers the model, in a fixed order so the prompt prefix stays byte-stable."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from types import TracebackType
+from typing import Any
+
+from tools.base import Tool, openai_schema
+from tools.bash import BashTool
+from tools.edit import EditTool
+from tools.files import LsTool, ReadTool, WriteTool
+from tools.git import GitTool
+from tools.schema_check import check_arguments
+from tools.search import GlobTool, GrepTool
+from tools.todo import TodoTool
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """The OpenAI ``tools`` list, in the order the tools were added."""
+        return [openai_schema(tool) for tool in self._tools.values()]
+
+    def validate(self, name: str, args: Any) -> str | None:
+        """None when the call is valid, else the exact problem, worded for the model."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return f"unknown tool {name!r}; tools: {', '.join(self._tools)}"
+        return check_arguments(tool.parameters, args)
+
+    def close(self) -> None:
+        """Stop what tools keep running (background bash jobs)."""
+        for tool in self._tools.values():
+            close = getattr(tool, "close", None)
+            if callable(close):
+                close()
+
+    def __enter__(self) -> ToolRegistry:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def default_registry() -> ToolRegistry:
+    return ToolRegistry(
+        [
+            BashTool(),
+            ReadTool(),
+            WriteTool(),
+            EditTool(),
+            GlobTool(),
+            GrepTool(),
+            LsTool(),
+            GitTool(),
+            TodoTool(),
+        ]
+    )
