@@ -1,0 +1,114 @@
+"""edit against real files: unique, repeated, replace_all, near misses, CRLF."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools.base import ToolContext
+from tools.edit import EditTool
+
+edit = EditTool()
+
+SOURCE = """\
+def greet(name):
+    print("hello", name)
+
+
+def main():
+    greet("world")
+    greet("moon")
+"""
+
+
+@pytest.fixture
+def source(workspace: Path) -> Path:
+    path = workspace / "app.py"
+    path.write_text(SOURCE)
+    return path
+
+
+async def test_unique_match_is_replaced(ctx: ToolContext, source: Path) -> None:
+    result = await edit.run({"path": "app.py", "old": '"hello"', "new": '"hi"'}, ctx)
+    assert result.output == "edited app.py: 1 replacement at line 2"
+    assert source.read_text() == SOURCE.replace('"hello"', '"hi"')
+    assert result.meta["path"] == "app.py"
+    assert '-    print("hello", name)\n+    print("hi", name)\n' in result.meta["diff"]
+    assert sorted(p.name for p in source.parent.iterdir()) == ["app.py"]
+
+
+async def test_repeated_match_is_refused_with_its_lines(ctx: ToolContext, source: Path) -> None:
+    result = await edit.run({"path": "app.py", "old": "greet(", "new": "welcome("}, ctx)
+    assert result.is_error
+    assert result.output == (
+        "old occurs 3 times in app.py (lines 1, 6, 7); "
+        "add surrounding lines to make it unique, or set replace_all"
+    )
+    assert source.read_text() == SOURCE
+
+
+async def test_replace_all(ctx: ToolContext, source: Path) -> None:
+    args = {"path": "app.py", "old": "greet(", "new": "welcome(", "replace_all": True}
+    result = await edit.run(args, ctx)
+    assert result.output == "edited app.py: 3 replacements at lines 1, 6, 7"
+    assert source.read_text() == SOURCE.replace("greet(", "welcome(")
+
+
+async def test_near_miss_shows_the_closest_lines(ctx: ToolContext, source: Path) -> None:
+    old = 'def main():\n    greet("wrld")'
+    result = await edit.run({"path": "app.py", "old": old, "new": "x"}, ctx)
+    assert result.is_error
+    assert result.output.startswith("old not found in app.py; closest match, lines 5-6 (")
+    assert result.output.endswith('similar):\n5\tdef main():\n6\t    greet("world")')
+    assert source.read_text() == SOURCE
+
+
+async def test_whitespace_only_difference_is_named(ctx: ToolContext, source: Path) -> None:
+    old = 'def greet(name):\n  print("hello", name)'
+    result = await edit.run({"path": "app.py", "old": old, "new": "x"}, ctx)
+    assert result.output == (
+        "old not found in app.py; lines 1-2 differ from it only in whitespace:\n"
+        '1\tdef greet(name):\n2\t    print("hello", name)'
+    )
+
+
+async def test_nothing_close(ctx: ToolContext, source: Path) -> None:
+    result = await edit.run({"path": "app.py", "old": "zzzzqqqq 12345", "new": "x"}, ctx)
+    assert result.output == (
+        "old not found in app.py, nor anything close; read the file, copy text exactly"
+    )
+
+
+async def test_crlf_file_is_edited_with_lf_text(ctx: ToolContext, workspace: Path) -> None:
+    path = workspace / "win.txt"
+    path.write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    result = await edit.run({"path": "win.txt", "old": "one\ntwo", "new": "1\n2"}, ctx)
+    assert not result.is_error, result.output
+    assert path.read_bytes() == b"1\r\n2\r\nthree\r\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"old": "", "new": "x"}, "old is empty; to create or overwrite a file use write"),
+        ({"old": "main", "new": "main"}, "old and new are the same; nothing to change"),
+        ({"old": "x"}, "missing required field 'new'"),
+        ({"old": "x", "new": "y", "replace_all": "yes"},
+         "field 'replace_all' must be boolean, got string"),
+    ],
+)
+async def test_bad_arguments(
+    ctx: ToolContext, source: Path, args: dict[str, object], message: str
+) -> None:
+    result = await edit.run({"path": "app.py", **args}, ctx)
+    assert result.is_error and result.output == message
+    assert source.read_text() == SOURCE
+
+
+async def test_binary_and_missing_files(ctx: ToolContext, workspace: Path) -> None:
+    (workspace / "b.bin").write_bytes(b"\0\0abc")
+    binary = await edit.run({"path": "b.bin", "old": "abc", "new": "x"}, ctx)
+    assert binary.output == "b.bin is a binary file (5 bytes); not shown"
+    missing = await edit.run({"path": "nope.py", "old": "a", "new": "b"}, ctx)
+    assert missing.output == "no such file: nope.py"
