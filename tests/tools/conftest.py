@@ -1,8 +1,7 @@
-"""Fixtures for the tool tests: a real workspace in a tmp dir, a real git repo, process probes."""
+"""Fixtures for the tool tests: a real workspace in a tmp dir and a real git repo."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,30 +31,3 @@ def repo(workspace: Path) -> Iterator[git.Repo]:
             config.set_value("user", "email", "test@example.com")
             config.set_value("commit", "gpgsign", "false")
         yield repo
-
-
-def is_alive(pid: int) -> bool:
-    """True while the process exists and is not a zombie (in a container PID 1 may not reap)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def wait_until_dead(pid: int, within_s: float = 10.0) -> bool:
-    # SIGKILL is delivered asynchronously; this bounds the wait, it does not measure speed.
-    deadline = time.monotonic() + within_s
-    while is_alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def wait_for_file(path: Path, within_s: float = 10.0) -> str:
-    deadline = time.monotonic() + within_s
-    while not (path.exists() and path.read_text().strip()):
-        assert time.monotonic() < deadline, f"{path} never appeared"
-        time.sleep(0.02)
-    return path.read_text().strip()

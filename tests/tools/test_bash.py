@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tools.conftest import is_alive, wait_for_file, wait_until_dead
+from tests.tools.processes import is_alive, wait_for_file, wait_until_dead
 from tools.base import ToolContext
 from tools.bash import BashTool
 

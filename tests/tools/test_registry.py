@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.tools.conftest import wait_for_file, wait_until_dead
+from tests.tools.processes import wait_for_file, wait_until_dead
 from tools.base import Tool, ToolContext
 from tools.registry import ToolRegistry, default_registry
 from tools.todo import TodoTool
