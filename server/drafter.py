@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from gguf import GGUFReader, GGUFValueType, GGUFWriter
+from gguf import GGUFValueType, GGUFWriter
 
 from server.errors import ModelError
-from server.gguf_info import read_gguf, read_metadata
+from server.gguf_info import read_fields, read_gguf, read_metadata
 
 BLOCK_SIZE = 16
 _DRAFT_LAYERS = 2
@@ -45,17 +45,16 @@ def write_random_dflash_drafter(
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     writer = GGUFWriter(tmp, arch)
     writer.add_name(f"random DFlash draft for {info.name}")
-    prefix = arch
-    writer.add_uint32(f"{prefix}.context_length", info.context_length)
-    writer.add_uint32(f"{prefix}.embedding_length", n_embd)
-    writer.add_uint32(f"{prefix}.block_count", _DRAFT_LAYERS)
-    writer.add_uint32(f"{prefix}.feed_forward_length", _DRAFT_FFN)
-    writer.add_uint32(f"{prefix}.attention.head_count", n_head)
-    writer.add_uint32(f"{prefix}.attention.head_count_kv", n_head_kv)
-    writer.add_uint32(f"{prefix}.attention.key_length", head_dim)
-    writer.add_uint32(f"{prefix}.attention.value_length", head_dim)
-    writer.add_float32(f"{prefix}.attention.layer_norm_rms_epsilon", 1e-5)
-    writer.add_float32(f"{prefix}.rope.freq_base", _target_rope_base(target, info.architecture))
+    writer.add_uint32(f"{arch}.context_length", info.context_length)
+    writer.add_uint32(f"{arch}.embedding_length", n_embd)
+    writer.add_uint32(f"{arch}.block_count", _DRAFT_LAYERS)
+    writer.add_uint32(f"{arch}.feed_forward_length", _DRAFT_FFN)
+    writer.add_uint32(f"{arch}.attention.head_count", n_head)
+    writer.add_uint32(f"{arch}.attention.head_count_kv", n_head_kv)
+    writer.add_uint32(f"{arch}.attention.key_length", head_dim)
+    writer.add_uint32(f"{arch}.attention.value_length", head_dim)
+    writer.add_float32(f"{arch}.attention.layer_norm_rms_epsilon", 1e-5)
+    writer.add_float32(f"{arch}.rope.freq_base", _target_rope_base(target, info.architecture))
     if arch == "dflash":
         writer.add_uint32("dflash.block_size", BLOCK_SIZE)
         writer.add_array("dflash.target_layers", target_layers)
@@ -74,6 +73,9 @@ def write_random_dflash_drafter(
         writer.write_header_to_file()
         writer.write_kv_data_to_file()
         writer.write_tensors_to_file()
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     finally:
         writer.close()
     tmp.replace(out)
@@ -93,13 +95,9 @@ def _target_rope_base(target: Path, arch: str) -> float:
 
 def _tokenizer_fields(target: Path) -> Iterator[tuple[str, Any, GGUFValueType, Any]]:
     """Every tokenizer.* key of the target with its GGUF types, ready for GGUFWriter."""
-    reader = GGUFReader(target)
-    for key, field in reader.fields.items():
-        if not key.startswith("tokenizer.") or key == "tokenizer.ggml.mask_token_id":
-            continue
-        vtype = field.types[0]
-        sub_type = field.types[-1] if vtype == GGUFValueType.ARRAY else None
-        yield key, field.contents(), vtype, sub_type
+    for key, field in read_fields(target).items():
+        if key.startswith("tokenizer.") and key != "tokenizer.ggml.mask_token_id":
+            yield key, field.value, field.type, field.item_type
 
 
 def _random_tensors(

@@ -98,9 +98,11 @@ class GgufInfo:
 class _Walker:
     """Sequential reads over the memory-mapped header; short reads raise struct.error."""
 
-    def __init__(self, buf: mmap.mmap) -> None:
+    def __init__(self, buf: mmap.mmap, keep_max: int) -> None:
         self.buf = buf
         self.pos = 0
+        self.keep_max = keep_max
+        self.item_kind: GGUFValueType | None = None  # element type of the array read last
 
     def scalar(self, fmt: str) -> int | float | bool:
         (value,) = struct.unpack_from(fmt, self.buf, self.pos)
@@ -118,16 +120,18 @@ class _Walker:
         self.pos += n
         return raw.decode("utf-8")
 
-    def value(self, vtype: int) -> MetaValue:
-        kind = GGUFValueType(vtype)
+    def value(self, kind: GGUFValueType) -> MetaValue:
         if kind == GGUFValueType.STRING:
             return self.string()
         if kind != GGUFValueType.ARRAY:
             return self.scalar(_SCALAR_FORMATS[kind])
         item_kind = GGUFValueType(self.uint("<I"))
         count = self.uint("<Q")
-        if count <= _KEEP_ARRAY_MAX:
-            return tuple(self.value(item_kind) for _ in range(count))
+        if count <= self.keep_max:
+            items = tuple(self.value(item_kind) for _ in range(count))
+            self.item_kind = item_kind
+            return items
+        self.item_kind = item_kind
         if item_kind == GGUFValueType.STRING:
             for _ in range(count):
                 self.pos += 8 + self.uint("<Q")
@@ -140,15 +144,31 @@ class _Walker:
         return ArrayLength(count)
 
 
+@dataclass(frozen=True)
+class MetaField:
+    value: MetaValue
+    type: GGUFValueType
+    item_type: GGUFValueType | None  # for arrays
+
+
 def read_metadata(path: Path) -> dict[str, MetaValue]:
     """Key/value metadata of a GGUF file (long arrays as ArrayLength); checks the file is whole."""
+    return {key: field.value for key, field in _read(path, _KEEP_ARRAY_MAX).items()}
+
+
+def read_fields(path: Path) -> dict[str, MetaField]:
+    """Every metadata value in full (vocabularies too) with its GGUF types, for copying keys."""
+    return _read(path, keep_max=1 << 62)
+
+
+def _read(path: Path, keep_max: int) -> dict[str, MetaField]:
     try:
         size = path.stat().st_size
         with path.open("rb") as fh:
             if size < 24:
                 raise ModelError(f"{path} is not a GGUF file (only {size} bytes)")
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-                return _walk(path, buf)
+                return _walk(path, buf, keep_max)
     except FileNotFoundError:
         raise ModelError(f"model file {path} does not exist") from None
     except IsADirectoryError:
@@ -157,8 +177,8 @@ def read_metadata(path: Path) -> dict[str, MetaValue]:
         raise ModelError(f"cannot read model file {path}: permission denied") from None
 
 
-def _walk(path: Path, buf: mmap.mmap) -> dict[str, MetaValue]:
-    walker = _Walker(buf)
+def _walk(path: Path, buf: mmap.mmap, keep_max: int) -> dict[str, MetaField]:
+    walker = _Walker(buf, keep_max)
     if walker.uint("<I") != GGUF_MAGIC:
         raise ModelError(f"{path} is not a GGUF file (wrong magic bytes)")
     version = walker.uint("<I")
@@ -167,11 +187,15 @@ def _walk(path: Path, buf: mmap.mmap) -> dict[str, MetaValue]:
     try:
         n_tensors = walker.uint("<Q")
         n_kv = walker.uint("<Q")
-        meta: dict[str, MetaValue] = {}
+        meta: dict[str, MetaField] = {}
         for _ in range(n_kv):
             key = walker.string()
-            meta[key] = walker.value(walker.uint("<I"))
-        data_end = _tensor_data_end(walker, n_tensors, meta)
+            kind = GGUFValueType(walker.uint("<I"))
+            value = walker.value(kind)
+            item = walker.item_kind if kind == GGUFValueType.ARRAY else None
+            meta[key] = MetaField(value, kind, item)
+        alignment = meta.get("general.alignment")
+        data_end = _tensor_data_end(walker, n_tensors, alignment.value if alignment else None)
     except struct.error:
         raise ModelError(f"{path} is truncated (its header runs past the end)") from None
     except (ValueError, KeyError, UnicodeDecodeError) as exc:
@@ -183,7 +207,7 @@ def _walk(path: Path, buf: mmap.mmap) -> dict[str, MetaValue]:
     return meta
 
 
-def _tensor_data_end(walker: _Walker, n_tensors: int, meta: dict[str, MetaValue]) -> int:
+def _tensor_data_end(walker: _Walker, n_tensors: int, alignment: MetaValue | None) -> int:
     """Byte offset where the last tensor's data ends, from the tensor-info table."""
     data_len = 0
     for _ in range(n_tensors):
@@ -196,7 +220,6 @@ def _tensor_data_end(walker: _Walker, n_tensors: int, meta: dict[str, MetaValue]
         offset = walker.uint("<Q")
         block, type_size = GGML_QUANT_SIZES[ggml_type]
         data_len = max(data_len, offset + n_elements * type_size // block)
-    alignment = meta.get("general.alignment", _DEFAULT_ALIGNMENT)
     align = alignment if isinstance(alignment, int) and alignment > 0 else _DEFAULT_ALIGNMENT
     data_start = -(-walker.pos // align) * align
     return data_start + data_len

@@ -1,0 +1,82 @@
+"""The random DFlash drafter written from the real SmolLM2 file (cpu-rig.md §9 layout)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gguf import GGMLQuantizationType, GGUFReader
+
+from server.drafter import write_random_dflash_drafter
+from server.errors import ModelError
+from server.gguf_info import read_gguf, read_metadata
+from server.models import ensure_model
+from server.profiles import builtin_profiles
+from tests.conftest import pip_args
+
+PER_LAYER = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "attn_q_norm",
+             "attn_k_norm", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down")  # fmt: skip
+
+
+def test_drafter_reads_back_as_an_upstream_dflash_model(
+    dflash_drafter_path: Path, smollm2_path: Path
+) -> None:
+    info = read_gguf(dflash_drafter_path)
+    assert (info.architecture, info.dflash_block_size) == ("dflash", 16)
+    assert info.dflash_target_layers == (1, 15, 28)
+    assert (info.block_count, info.embedding_length, info.head_count) == (2, 576, 9)
+    assert info.head_count_kv == (3, 3) and info.key_length == 64
+    meta, target = read_metadata(dflash_drafter_path), read_metadata(smollm2_path)
+    copied = {k: v for k, v in meta.items() if k.startswith("tokenizer.")}
+    assert copied.pop("tokenizer.ggml.mask_token_id") == 0
+    assert copied == {k: v for k, v in target.items() if k.startswith("tokenizer.")}
+    assert info.vocab_size == 49152 and info.has_chat_template
+
+
+def test_drafter_tensors_are_random_f32_without_embeddings(dflash_drafter_path: Path) -> None:
+    tensors = {t.name: t for t in GGUFReader(dflash_drafter_path).tensors}
+    expected = {"fc.weight", "enc.output_norm.weight", "output_norm.weight"} | {
+        f"blk.{il}.{name}.weight" for il in range(2) for name in PER_LAYER
+    }
+    assert set(tensors) == expected  # 25 tensors; no token_embd/output: shared with the target
+    assert all(t.tensor_type == GGMLQuantizationType.F32 for t in tensors.values())
+    assert tuple(tensors["fc.weight"].shape) == (3 * 576, 576)  # ggml order: {n_in, n_out}
+    weights = np.asarray(tensors["blk.0.ffn_gate.weight"].data)
+    assert abs(float(weights.mean())) < 0.002 and float(weights.std()) == pytest.approx(0.02, 0.05)
+    assert np.all(np.asarray(tensors["output_norm.weight"].data) == 1.0)
+
+
+def test_same_seed_same_bytes(
+    dflash_drafter_path: Path, smollm2_path: Path, tmp_path: Path
+) -> None:
+    again = write_random_dflash_drafter(smollm2_path, tmp_path / "again.gguf", seed=0)
+    other = write_random_dflash_drafter(smollm2_path, tmp_path / "other.gguf", seed=1)
+    assert again.read_bytes() == dflash_drafter_path.read_bytes()
+    assert other.read_bytes() != again.read_bytes()
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_bee_format_variant(smollm2_path: Path, tmp_path: Path) -> None:
+    path = write_random_dflash_drafter(smollm2_path, tmp_path / "bee.gguf", arch="dflash-draft")
+    info = read_gguf(path)
+    assert (info.architecture, info.dflash_block_size) == ("dflash-draft", 16)
+    assert info.dflash_target_layers == (1, 15, 28)
+    meta = read_metadata(path)
+    assert meta["dflash-draft.dflash.n_target_features"] == 3 * 576
+    assert meta["dflash-draft.dflash.mask_token_id"] == 0
+
+
+def test_the_smol_dflash_profile_draft_is_written_into_the_cache() -> None:
+    draft = builtin_profiles()["smol-dflash"].draft
+    assert draft is not None
+    path = ensure_model(draft, pip_args=pip_args())
+    assert path.name == "dflash-random-smollm2.gguf"
+    assert read_gguf(path).architecture == "dflash"
+
+
+def test_a_target_that_cannot_host_a_draft_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "x.gguf").write_text("text")
+    with pytest.raises(ModelError, match="is not a GGUF file"):
+        write_random_dflash_drafter(tmp_path / "x.gguf", tmp_path / "d.gguf")
+    assert not (tmp_path / "d.gguf").exists()
