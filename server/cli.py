@@ -177,7 +177,7 @@ def _build(args: argparse.Namespace) -> int:
         ensure_engine,
     )
     from server.gpu import gpus
-    from server.launch import choose_engine
+    from server.state import choose_engine
 
     cuda = bool(gpus()) if args.cuda is None else args.cuda
     named = {"pypi": PYPI_SOURCE, "beellama": BEELLAMA_SOURCE, "upstream": UPSTREAM_SOURCE}
@@ -234,14 +234,17 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _doctor() -> int:
-    from server.doctor import run_checks
+    """Every check, with the next step for what is missing; exit 1 when beecode cannot work."""
+    from server.doctor import problems, run_checks
 
-    for check in run_checks():
-        mark = "ok " if check.ok else "-- "
+    checks = run_checks()
+    for check in checks:
+        mark = "ok" if check.ok else ("--" if check.optional else "!!")
         print(f"{mark} {check.name}: {check.detail}")
         if not check.ok and check.next_step:
-            print(f"    next: {check.next_step}")
-    return 0
+            optional = " (optional)" if check.optional else ""
+            print(f"   next{optional}: {check.next_step}")
+    return 1 if problems(checks) else 0
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {

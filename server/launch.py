@@ -13,9 +13,9 @@ import json
 import shlex
 import socket
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from server.build import (
     BuildOptions,
@@ -31,9 +31,9 @@ from server.fit import MemoryPlan, plan_memory
 from server.gguf_info import GgufInfo, read_gguf
 from server.gpu import gpus
 from server.models import ensure_model
-from server.paths import state_dir
 from server.profiles import Profile, default_profile_name, get_profile
 from server.progress import Hooks
+from server.state import chosen_engine
 
 # BeeLlama <= 0.3: the seed's boot log shows cross_ctx=1024 and Bee's quickstart found no gain above
 # it; 256 is the draft context Bee forces for DFlash anyway, passed so the command says so.
@@ -43,7 +43,6 @@ FORK_DRAFT_CTX = 256
 UPSTREAM_DFLASH_N_MAX = 15
 DFLASH_ARCHS = {"dflash-draft": "dflash", "dflash": "draft-dflash"}  # draft arch -> spec type
 DEFAULT_CACHE_TYPE = "f16"
-ENGINE_CHOICE = "engine.json"
 DEFAULT_PORT = 8080  # llama-server's own default, so other tools find it where they expect
 
 # The spelling used here (the seed's), then the other spellings llama-server accepts.
@@ -231,6 +230,68 @@ def _is_flag(token: str) -> bool:
     return token.startswith("-") and not token[1:2].isdigit() and token != "-"
 
 
+def _model_args(
+    args: _Args, profile: Profile, target: Path, draft: Path | None, spec: str | None
+) -> None:
+    args.need("-m", target)
+    if draft is not None:
+        args.need("-md", draft)
+    if spec is not None:
+        args.need("--spec-type", spec)
+    if spec == "dflash":
+        args.opt("--spec-dflash-cross-ctx", FORK_CROSS_CTX)
+        args.opt("-cd", FORK_DRAFT_CTX)
+    n_max = profile.draft_max or (UPSTREAM_DFLASH_N_MAX if spec == "draft-dflash" else None)
+    if spec is not None and n_max:
+        args.opt("--spec-draft-n-max", n_max)
+    args.opt("-np", profile.n_parallel)
+    args.opt("-kvu")
+    args.opt("-ngl", profile.gpu_layers)
+    if draft is not None:
+        args.opt("--spec-draft-ngl", profile.gpu_layers)
+
+
+def _context_args(
+    args: _Args, profile: Profile, ctx: int, cache_types: tuple[str, str] | None
+) -> None:
+    args.opt("-b", profile.batch)
+    args.opt("-ub", profile.ubatch)
+    args.opt("-c", ctx)
+    args.opt("-fa", "on" if profile.flash_attn else "off")
+    type_k, type_v = cache_types or (
+        profile.cache_type_k or DEFAULT_CACHE_TYPE,
+        profile.cache_type_v or DEFAULT_CACHE_TYPE,
+    )
+    for flag, kind, value in (("-ctk", "k", type_k), ("-ctv", "v", type_v)):
+        if value != DEFAULT_CACHE_TYPE:
+            _check_cache_type(kind, value, args.dialect)
+            args.need(flag, value)
+
+
+_SAMPLING_FLAGS = (
+    ("--temp", "temperature"),
+    ("--top-k", "top_k"),
+    ("--top-p", "top_p"),
+    ("--min-p", "min_p"),
+)
+
+
+def _serving_args(args: _Args, profile: Profile) -> None:
+    args.opt("--jinja")
+    args.opt("--metrics")
+    args.opt("--reasoning", profile.reasoning)
+    for flag, key in _SAMPLING_FLAGS:
+        if key in profile.sampling:
+            value = profile.sampling[key]
+            args.opt(flag, int(value) if key == "top_k" else float(value))
+    # The seed pins GPU weights in RAM; CPU profiles keep mmap (mlock needs RLIMIT_MEMLOCK).
+    if profile.backend == "cuda":
+        if args.dialect.load_mode:
+            args.opt("--load-mode", "mlock")
+        elif args.opt("--no-mmap"):
+            args.opt("--mlock")
+
+
 def build_argv(
     binary: Path,
     profile: Profile,
@@ -254,85 +315,15 @@ def build_argv(
     if draft_info is not None and draft_info.architecture not in DFLASH_ARCHS:
         _check_draft_vocab(target_info or read_gguf(target), draft_info)
     args = _Args(dialect, binary)
-    args.need("-m", target)
-    if draft is not None:
-        args.need("-md", draft)
-    if spec is not None:
-        args.need("--spec-type", spec)
-    if spec == "dflash":
-        args.opt("--spec-dflash-cross-ctx", FORK_CROSS_CTX)
-        args.opt("-cd", FORK_DRAFT_CTX)
-    n_max = profile.draft_max or (UPSTREAM_DFLASH_N_MAX if spec == "draft-dflash" else None)
-    if spec is not None and n_max:
-        args.opt("--spec-draft-n-max", n_max)
-    args.opt("-np", profile.n_parallel)
-    args.opt("-kvu")
-    args.opt("-ngl", profile.gpu_layers)
-    if draft is not None:
-        args.opt("--spec-draft-ngl", profile.gpu_layers)
-    args.opt("-b", profile.batch)
-    args.opt("-ub", profile.ubatch)
-    args.opt("-c", ctx or profile.ctx)
-    args.opt("-fa", "on" if profile.flash_attn else "off")
-    type_k, type_v = cache_types or (
-        profile.cache_type_k or DEFAULT_CACHE_TYPE,
-        profile.cache_type_v or DEFAULT_CACHE_TYPE,
-    )
-    for flag, kind, value in (("-ctk", "k", type_k), ("-ctv", "v", type_v)):
-        if value != DEFAULT_CACHE_TYPE:
-            _check_cache_type(kind, value, dialect)
-            args.need(flag, value)
-    args.opt("--jinja")
-    args.opt("--metrics")
-    args.opt("--reasoning", profile.reasoning)
-    for flag, key in (
-        ("--temp", "temperature"),
-        ("--top-k", "top_k"),
-        ("--top-p", "top_p"),
-        ("--min-p", "min_p"),
-    ):
-        if key in profile.sampling:
-            args.opt(
-                flag, int(profile.sampling[key]) if key == "top_k" else float(profile.sampling[key])
-            )
-    # The seed pins GPU weights in RAM; CPU profiles keep mmap (mlock needs RLIMIT_MEMLOCK).
-    if profile.backend == "cuda":
-        if dialect.load_mode:
-            args.opt("--load-mode", "mlock")
-        elif args.opt("--no-mmap"):
-            args.opt("--mlock")
+    _model_args(args, profile, target, draft, spec)
+    _context_args(args, profile, ctx or profile.ctx, cache_types)
+    _serving_args(args, profile)
     _extra_args(args, profile.extra_args)
     args.need("--host", host)
     args.need("--port", port)
     if api_key:
         args.need("--api-key", api_key)
     return args.argv
-
-
-def choose_engine(source: EngineSource, options: BuildOptions) -> None:
-    """Make `up` use this engine for its backend (what `beecode server build` does)."""
-    path = state_dir() / ENGINE_CHOICE
-    choices = _engine_choices()
-    choices[options.backend] = {"source": asdict(source), "options": asdict(options)}
-    path.write_text(json.dumps(choices, indent=1) + "\n")
-
-
-def _engine_choices() -> dict[str, Any]:
-    try:
-        data = json.loads((state_dir() / ENGINE_CHOICE).read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def chosen_engine(backend: str) -> tuple[EngineSource, BuildOptions] | None:
-    choice = _engine_choices().get(backend)
-    if not isinstance(choice, dict):
-        return None
-    try:
-        return EngineSource(**choice["source"]), BuildOptions(**choice["options"])
-    except (KeyError, TypeError):
-        return None
 
 
 def prepare_launch(

@@ -14,14 +14,16 @@ import os
 import re
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from server.build import BuildOptions, EngineSource
 from server.paths import state_dir
 
 STATE_FILE = "server.json"
 LOG_FILE = "server.log"
+ENGINE_CHOICE = "engine.json"  # which engine `up` uses per backend, set by `server build`
 SUPERVISOR_MODULE = "server.supervise"
 
 
@@ -132,6 +134,32 @@ def explain_failure(path: Path) -> str:
         if re.search(r"error|failed|abort|assert", line, re.IGNORECASE):
             return line.strip()[:300]
     return tail[-1].strip()[:300] if tail else "no output"
+
+
+def choose_engine(source: EngineSource, options: BuildOptions) -> None:
+    """Make `up` use this engine for its backend (what `beecode server build` does)."""
+    path = state_dir() / ENGINE_CHOICE
+    choices = _engine_choices()
+    choices[options.backend] = {"source": asdict(source), "options": asdict(options)}
+    path.write_text(json.dumps(choices, indent=1) + "\n")
+
+
+def _engine_choices() -> dict[str, Any]:
+    try:
+        data = json.loads((state_dir() / ENGINE_CHOICE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def chosen_engine(backend: str) -> tuple[EngineSource, BuildOptions] | None:
+    choice = _engine_choices().get(backend)
+    if not isinstance(choice, dict):
+        return None
+    try:
+        return EngineSource(**choice["source"]), BuildOptions(**choice["options"])
+    except (KeyError, TypeError):
+        return None
 
 
 def _proc_stat(pid: int) -> str | None:

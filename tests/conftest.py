@@ -6,7 +6,7 @@ find them in the cache (server.paths.cache_dir(), outside the checkout).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +14,7 @@ import pytest
 
 if TYPE_CHECKING:
     from server.build import Engine
+    from server.supervise import ManagedServer
 
 # Server modules are imported inside the fixtures that use them, so the agent and tool tests
 # collect (and run) whatever state the server package is in.
@@ -75,8 +76,9 @@ def tiny_server(
     from server.profiles import get_profile
 
     port = free_port()
-    argv = build_argv(engine.binary, get_profile("tiny"), probe(engine.binary), qwen_path, None,
-                      port=port)
+    argv = build_argv(
+        engine.binary, get_profile("tiny"), probe(engine.binary), qwen_path, None, port=port
+    )
     yield from serve(argv, tmp_path_factory.mktemp("tiny") / "server.log", port)
 
 
@@ -88,6 +90,49 @@ def smol_server(
     from server.launch import free_port
 
     port = free_port()
-    argv = [str(engine.binary), "-m", str(smollm2_path), "-c", "2048", "-np", "1", "--metrics",
-            "--host", "127.0.0.1", "--port", str(port)]
+    flags = "-c 2048 -np 1 --metrics --host 127.0.0.1 --port".split()
+    argv = [str(engine.binary), "-m", str(smollm2_path), *flags, str(port)]
     yield from serve(argv, tmp_path_factory.mktemp("smol") / "server.log", port)
+
+
+@pytest.fixture
+def start_server(tmp_path: Path) -> Iterator[Callable[[list[str], int], ManagedServer]]:
+    """Start ManagedServers (argv, port) on loopback for one test; all are stopped after it."""
+    from server.supervise import ManagedServer
+
+    started: list[ManagedServer] = []
+
+    def start(argv: list[str], port: int) -> ManagedServer:
+        server = ManagedServer(
+            argv, log_path=tmp_path / f"server-{len(started)}.log", host="127.0.0.1", port=port
+        )
+        started.append(server)
+        server.start(timeout_s=120)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def llama_servers_on(port: int) -> list[int]:
+    """Pids of live llama-server processes started with --port PORT (a /proc scan)."""
+    from server.state import cmdline, pid_alive
+
+    pids = []
+    for entry in Path("/proc").iterdir():
+        pid = int(entry.name) if entry.name.isdigit() else 0
+        args = cmdline(pid) if pid else []
+        if (
+            args
+            and args[0].endswith("llama-server")
+            and f"--port\0{port}\0" in "\0".join(args + [""])
+        ):
+            pids.extend([pid] if pid_alive(pid) else [])
+    return pids
+
+
+@pytest.fixture
+def servers_on() -> Callable[[int], list[int]]:
+    """llama_servers_on, for tests that check nothing was left running."""
+    return llama_servers_on
