@@ -45,7 +45,7 @@ class ModelSpec:
         if self.kind == "hf":
             return f"{self.repo}/{self.filename}"
         if self.kind == "wheels":
-            return f"{self.filename} (from {', '.join(req for req, _ in self.wheels[:1])}...)"
+            return f"{self.filename} (from {self.wheels[0][0] if self.wheels else 'no wheels'})"
         if self.kind == "random-dflash":
             return f"{self.filename} (random DFlash drafter)"
         return self.path
@@ -95,12 +95,14 @@ def ensure_model(
         return path
     if spec.kind == "hf":
         path = _hf_download(spec, progress)
-        _check_magic(path)
+        if not _matches(path, spec) and not _hf_offline():  # damaged in the cache: once more
+            path = _hf_download(spec, progress, force=True)
         if not _matches(path, spec):
             raise ModelError(
                 f"{spec.describe()} in the Hugging Face cache ({path}) does not match its pinned "
-                "sha256; delete it from the cache and fetch again"
+                "size/sha256; delete it from the cache and fetch again"
             )
+        _check_magic(path)
         return path
     if spec.kind == "random-dflash":
         return _ensure_random_drafter(spec, progress, pip_args)
@@ -303,7 +305,7 @@ def _hf_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
 
 
-def _hf_download(spec: ModelSpec, progress: Progress | None) -> Path:
+def _hf_download(spec: ModelSpec, progress: Progress | None, force: bool = False) -> Path:
     from huggingface_hub import hf_hub_download
     from huggingface_hub.errors import (
         EntryNotFoundError,
@@ -317,7 +319,9 @@ def _hf_download(spec: ModelSpec, progress: Progress | None) -> Path:
     what = spec.describe()
     bar = _tqdm_forwarding(progress, f"download {spec.filename}") if progress else None
     try:
-        got = hf_hub_download(spec.repo, spec.filename, local_files_only=offline, tqdm_class=bar)
+        got = hf_hub_download(
+            spec.repo, spec.filename, local_files_only=offline, force_download=force, tqdm_class=bar
+        )
     except LocalEntryNotFoundError:
         if offline:
             raise ModelError(

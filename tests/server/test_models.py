@@ -167,5 +167,17 @@ def test_offline_uses_the_hugging_face_cache_and_checks_sha256(hf_cache: Path) -
     spec = ModelSpec("hf", repo="owner/model-GGUF", filename="m.gguf")
     assert ensure_model(spec) == repo / "snapshots" / commit / "m.gguf"
     pinned = ModelSpec("hf", repo="owner/model-GGUF", filename="m.gguf", sha256="1" * 64)
-    with pytest.raises(ModelError, match="does not match its pinned sha256"):
+    with pytest.raises(ModelError, match="does not match its pinned size/sha256; delete it"):
         ensure_model(pinned)
+
+
+def test_hugging_face_progress_is_forwarded_not_drawn(capsys: pytest.CaptureFixture[str]) -> None:
+    from server.models import _tqdm_forwarding
+
+    seen: list[tuple[str, int, int]] = []
+    bar = _tqdm_forwarding(lambda *report: seen.append(report), "download m.gguf")(total=1000)
+    bar.update(400)
+    bar.update(600)
+    bar.close()
+    assert seen[-1] == ("download m.gguf", 1000, 1000)
+    assert capsys.readouterr() == ("", "")
