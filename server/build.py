@@ -187,7 +187,7 @@ def _build(
         "binary": BINARY, "log": "build.log", "version": version, "dialect": probed.summary(),
     }  # fmt: skip
     log.note(f"built {fetched.commit} in {record['build_s']} s: {record['dialect']}")
-    (stage / RECORD).write_text(json.dumps(record, indent=2) + "\n")
+    _write_record(stage, record)
     return stage, probed
 
 
@@ -242,8 +242,24 @@ def _engine_from(folder: Path) -> Engine:
 
 
 def engine_record(engine: Engine) -> dict[str, Any]:
-    """The full build.json of a cached engine (cmake args, steps, version, dialect summary)."""
-    return _read_record(engine.binary.parent.parent) or {}
+    """The full build.json of a cached engine (cmake args, steps, version, dialect summary).
+
+    A dialect summary written by an older parser is probed again and written back."""
+    folder = engine.binary.parent.parent
+    record = _read_record(folder) or {}
+    summary = record.get("dialect")
+    if record and (not isinstance(summary, dict) or summary.get("parser") != dialect_probe.PARSER):
+        record["dialect"] = dialect_probe.probe(engine.binary).summary()
+        _write_record(folder, record)
+    return record
+
+
+def _write_record(folder: Path, record: dict[str, Any]) -> None:
+    """Replace build.json atomically: a reader sees the old record or the new one."""
+    handle, tmp = tempfile.mkstemp(prefix=f".{RECORD}.", dir=folder)
+    with os.fdopen(handle, "w") as out:
+        out.write(json.dumps(record, indent=2) + "\n")
+    os.replace(tmp, folder / RECORD)
 
 
 def cached_engines() -> list[Engine]:

@@ -19,6 +19,8 @@ from server.errors import LaunchError
 from server.paths import cache_dir
 
 CACHE_FILE = "dialects.json"
+# Bump when parse_help() changes: cached dialects and build records from older parsers are redone.
+PARSER = 2
 # Flags and cache types only Bee (some version) has: adaptive draft-max, loop guard, KV formats.
 BEE_FLAGS = ("--spec-dm-adaptive", "--reasoning-loop-guard", "--spec-dflash-cross-ctx")
 BEE_CACHE_PREFIXES = ("turbo", "kvarn")
@@ -50,6 +52,7 @@ class Dialect:
             "spec_types": list(self.spec_types),
             "cache_types": list(self.cache_types),
             "n_flags": len(self.flags),
+            "parser": PARSER,
         }
 
 
@@ -152,18 +155,28 @@ def remember(binary: Path, dialect: Dialect) -> None:
     os.replace(tmp, path)
 
 
+def _cached(entry: object, stamp: dict[str, int]) -> Dialect | None:
+    """The cached dialect if the entry matches the binary's stamp and this parser, else None."""
+    if not isinstance(entry, dict) or any(entry.get(k) != v for k, v in stamp.items()):
+        return None
+    data = entry.get("dialect")
+    if not isinstance(data, dict) or data.get("parser") != PARSER:
+        return None
+    try:
+        return _from_json(data)
+    except (KeyError, TypeError):
+        return None  # written by another beecode version: probe again
+
+
 def probe(binary: Path) -> Dialect:
     """The binary's dialect: cached while path, size and mtime match, else from its --help."""
     try:
         stamp = _stamp(binary)
     except OSError as exc:
         raise LaunchError(f"no llama-server at {binary}: {exc.strerror}") from exc
-    entry = _load_cache().get(str(binary.resolve()))
-    if isinstance(entry, dict) and all(entry.get(k) == v for k, v in stamp.items()):
-        try:
-            return _from_json(entry["dialect"])
-        except (KeyError, TypeError):
-            pass  # written by another beecode version: probe again
+    cached = _cached(_load_cache().get(str(binary.resolve())), stamp)
+    if cached is not None:
+        return cached
     dialect = parse_help(help_text(binary))
     remember(binary, dialect)
     return dialect

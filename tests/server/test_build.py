@@ -92,7 +92,8 @@ def test_sdist_engine_runs_and_records_its_build(engine: Engine) -> None:
     assert record["options"] == {"backend": "cpu", "cuda_archs": None, "native": False}
     for flag in ("-DGGML_NATIVE=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF", "-DLLAMA_BUILD_NUMBER=11434"):
         assert flag in record["cmake_args"]
-    assert record["dialect"]["dflash_type"] == "draft-dflash"
+    assert record["dialect"]["dflash_type"] == "draft-dflash" and record["dialect"]["load_mode"]
+    assert "q5_1" in record["dialect"]["cache_types"]
     assert set(record["steps"]) == {"fetch_s", "configure_s", "compile_s"}
     assert "llama-server" in engine.log.read_text()
 
