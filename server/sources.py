@@ -72,8 +72,16 @@ def tree_fingerprint(tree: Path) -> str:
     return digest.hexdigest()
 
 
+def git_url(kind: str) -> str:
+    """The repository of a git source; BEECODE_<KIND>_GIT_URL points at a mirror instead."""
+    return os.environ.get(f"BEECODE_{kind.upper()}_GIT_URL") or GIT_URLS[kind]
+
+
 def source_identity(source: EngineSource) -> str:
-    """What, besides kind and ref, decides the built code: a local tree's path and contents."""
+    """What, besides the kind, decides the built code: the repository and tag, or a local tree's
+    path and contents."""
+    if source.kind in GIT_URLS:
+        return f"{git_url(source.kind)}#{source.ref}"
     if source.kind != "local":
         return source.ref
     tree = local_tree(source)
@@ -90,7 +98,7 @@ def fetch(
         tree = local_tree(source)
         return FetchedSource(tree, _git_head(tree) or f"local-{tree_fingerprint(tree)[:12]}", None)
     if source.kind in GIT_URLS:
-        return _fetch_git(GIT_URLS[source.kind], source.ref, work, log)
+        return _fetch_git(git_url(source.kind), source.ref, work, log)
     raise BuildError(
         f"unknown engine source kind {source.kind!r} (known: beellama, upstream, local, pypi)"
     )

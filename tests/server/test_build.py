@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from server.build import (
+    BEELLAMA_SOURCE,
     PYPI_SOURCE,
     BuildOptions,
     BuildProgress,
@@ -25,6 +26,7 @@ from server.build import (
     ensure_engine,
 )
 from server.errors import BuildError
+from server.gpu import gpus
 from server.sources import EngineSource, FetchedSource
 
 GIB = 1024**3
@@ -140,6 +142,33 @@ def test_local_tree_builds_and_its_progress_counts_steps(
     assert engine.commit.startswith("local-")
     assert engine_record(engine)["dialect"]["load_mode"] is True
     assert _published(private_cache) == [engine.binary.parent.parent.name]
+
+
+def _git(tree: Path, *args: str) -> str:
+    command = ["git", "-C", str(tree), "-c", "user.name=t", "-c", "user.email=t@example.com", *args]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_git_release_builds_from_its_tag(
+    private_cache: Path, fake_tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _git(fake_tree, "init", "-q")
+    _git(fake_tree, "add", ".")
+    _git(fake_tree, "commit", "-q", "-m", "fake llama")
+    _git(fake_tree, "tag", "b4242")
+    monkeypatch.setenv("BEECODE_UPSTREAM_GIT_URL", fake_tree.as_uri())  # a mirror of upstream
+    engine = ensure_engine(EngineSource("upstream", "b4242"))
+    assert engine.commit == _git(fake_tree, "rev-parse", "HEAD")
+    assert "-DLLAMA_BUILD_NUMBER=4242" in engine_record(engine)["cmake_args"]
+    with pytest.raises(BuildError, match="git clone .* failed"):
+        ensure_engine(EngineSource("upstream", "b9999"))
+    assert _published(private_cache) == [engine.binary.parent.parent.name]
+
+
+@pytest.mark.skipif(bool(gpus()), reason="a GPU machine would build BeeLlama for real")
+def test_cuda_default_without_a_gpu_asks_for_architectures(private_cache: Path) -> None:
+    with pytest.raises(BuildError, match="no NVIDIA GPU"):
+        ensure_engine(BEELLAMA_SOURCE)
 
 
 def test_edited_local_tree_gets_a_new_key(fake_tree: Path) -> None:
