@@ -171,7 +171,15 @@ def _build(
         "-j",
         str(jobs),
     ]
-    log.run(compile_, what="engine build", env=env, on_line=progress_lines(progress))
+    try:
+        log.run(compile_, what="engine build", env=env, on_line=progress_lines(progress))
+    except BuildError as exc:
+        if "Killed signal" in exc.log_tail:  # cc1plus OOM-killed (FA_ALL_QUANTS is the usual one)
+            raise log.failure(
+                f"the compiler was killed, most likely out of memory, with {jobs} "
+                "jobs; retry with BEECODE_BUILD_JOBS=1"
+            ) from exc
+        raise
     step("compile_s")
     stage = work / "engine"
     binary = _stage_binary(work / "build", stage / BINARY, log)

@@ -80,7 +80,12 @@ def mem_available_bytes() -> int | None:
 def build_jobs(
     options: BuildOptions, cores: int | None = None, mem_bytes: int | None = None
 ) -> int:
-    """Parallel compile jobs: one per core, but never more than free memory holds."""
+    """Parallel compile jobs: one per core, but never more than free memory holds.
+
+    BEECODE_BUILD_JOBS overrides the count (e.g. 1 after the compiler was killed for memory)."""
+    override = os.environ.get("BEECODE_BUILD_JOBS", "")
+    if override.isdigit() and int(override) > 0:
+        return int(override)
     cores = cores or len(os.sched_getaffinity(0))
     mem_bytes = mem_bytes if mem_bytes is not None else mem_available_bytes()
     if mem_bytes is None:

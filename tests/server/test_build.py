@@ -131,6 +131,21 @@ def test_failing_build_raises_with_log_tail_and_leaves_no_engine(
     assert cached_engines() == []
 
 
+def test_compiler_killed_for_memory_suggests_fewer_jobs(
+    private_cache: Path, tmp_path: Path
+) -> None:
+    oom = tmp_path / "oom"
+    oom.mkdir()
+    # A build step that fails the way an OOM-killed cc1plus does.
+    (oom / "CMakeLists.txt").write_text(
+        "project(oom NONE)\nadd_custom_target(llama-server COMMAND sh -c "
+        "\"echo 'c++: fatal error: Killed signal terminated program cc1plus'; exit 1\")\n"
+    )
+    with pytest.raises(BuildError, match="out of memory.*BEECODE_BUILD_JOBS=1.*full log: "):
+        ensure_engine(EngineSource("local", str(oom)))
+    assert _published(private_cache) == []
+
+
 def test_local_tree_builds_and_its_progress_counts_steps(
     private_cache: Path, fake_tree: Path
 ) -> None:
@@ -222,13 +237,16 @@ def test_concurrent_callers_share_one_build(private_cache: Path, fake_tree: Path
     assert _published(private_cache) == [key]
 
 
-def test_jobs_are_bounded_by_cores_and_memory() -> None:
+def test_jobs_are_bounded_by_cores_and_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BEECODE_BUILD_JOBS", raising=False)
     cpu, cuda = BuildOptions(), BuildOptions("cuda", "89", True)
     assert build_jobs(cpu, cores=2, mem_bytes=64 * GIB) == 2
     assert build_jobs(cpu, cores=16, mem_bytes=5 * GIB) == 2
     assert build_jobs(cuda, cores=16, mem_bytes=13 * GIB) == 2
     assert build_jobs(cuda, cores=16, mem_bytes=1 * GIB) == 1
     assert build_jobs(cpu, cores=os.cpu_count() or 1) >= 1
+    monkeypatch.setenv("BEECODE_BUILD_JOBS", "1")
+    assert build_jobs(cpu, cores=16, mem_bytes=64 * GIB) == 1
 
 
 def test_cuda_options_follow_the_seed() -> None:
