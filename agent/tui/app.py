@@ -35,7 +35,6 @@ class BeeApp(App[None]):
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("ctrl+c", "interrupt", "Quit (twice)", priority=True),
-        Binding("shift+tab", "cycle_mode", "Mode"),
         Binding("f2", "toggle_server", "Server"),
         Binding("f1", "slash('help')", "Help"),
     ]

@@ -25,9 +25,10 @@ def complete(line: str, column: int, first_line: bool, workspace: Path) -> Compl
     """What the fragment before the cursor on ``line`` could become, or None."""
     before = line[:column]
     if first_line and before.startswith("/") and " " not in before:
-        options = [
-            (f"/{c.name}", c.help) for c in COMMANDS if c.name.startswith(before[1:].lower())
-        ]
+        typed = before[1:].lower()
+        matching = [c for c in COMMANDS if c.name.startswith(typed)]
+        matching.sort(key=lambda c: c.name != typed)  # "/mode" typed out: mode before model
+        options = [(f"/{c.name}", c.help) for c in matching]
         return Completion(0, column, options) if options else None
     at = before.rfind("@")
     if at < 0 or (at > 0 and not before[at - 1].isspace()) or " " in before[at:]:

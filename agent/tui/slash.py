@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from textual.binding import Binding
 from textual.content import Content
 
 from agent.tui import commands
@@ -55,7 +56,8 @@ class SlashCommands:
 
     async def cmd_help(self, arg: str) -> None:
         lines: list[tuple[str, str] | str] = [("Keys\n", "bold")]
-        keys = [(b.key, b.description) for b in self.app.BINDINGS if not isinstance(b, tuple)]
+        bindings = [*self.app.BINDINGS, *self.app.main.BINDINGS]
+        keys = [(b.key, b.description) for b in bindings if isinstance(b, Binding)]
         for key, about in [*PROMPT_KEYS, *keys]:
             lines += [(f"  {key:<30}", "$text-accent"), f"{about}\n"]
         lines.append(("\nCommands\n", "bold"))

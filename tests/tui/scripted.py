@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,14 @@ class Hold:
     """Wait here until ``cancel()``."""
 
 
-Step = Event | Ask | Hold
+@dataclass(frozen=True)
+class Effect:
+    """Do something to the world at this point, as a tool would (write a file)."""
+
+    act: Callable[[], object]
+
+
+Step = Event | Ask | Hold | Effect
 
 
 def stats(
@@ -84,7 +92,9 @@ class ScriptedAgent:
             if self.cancelled.is_set():
                 reason = "cancelled"
                 break
-            if isinstance(step, Ask):
+            if isinstance(step, Effect):
+                step.act()
+            elif isinstance(step, Ask):
                 future: asyncio.Future[PermissionDecision] = (
                     asyncio.get_running_loop().create_future()
                 )

@@ -7,12 +7,14 @@ agent never waits on the UI and the UI never renders per token.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
@@ -57,6 +59,8 @@ class EventsWaiting(Message):
 
 class MainScreen(Screen[None]):
     CSS_PATH = "main.tcss"
+    # Here rather than on the app: the screen's own shift+tab (focus previous) would win.
+    BINDINGS = [Binding("shift+tab", "app.cycle_mode", "Mode")]
     busy: var[bool] = var(False, toggle_class="-busy")
 
     def __init__(self, undo: FileUndo, history: PromptHistory) -> None:
@@ -67,7 +71,8 @@ class MainScreen(Screen[None]):
         self.server_view: ServerView | None = None
         self.inbox = Inbox(lambda: self.post_message(EventsWaiting()))
         self.clock: Callable[[], float] = time.monotonic
-        self.turns: list[TurnStats] = []  # one combined figure per finished turn
+        self.turns: list[TurnStats] = []  # one combined figure per turn that asked the model
+        self.turns_finished = 0
         self.context_used = 0
         self._steps: list[TurnStats] = []  # this turn's requests so far
         self._live_start: tuple[float, int] | None = None  # (clock, inbox.received) at 1st delta
@@ -132,16 +137,19 @@ class MainScreen(Screen[None]):
         assert core is not None, "a turn starts only once connected"
         self.busy = True
         self._steps, self._finished_emitted = [], False
-        finished: TurnFinished | None = None
         try:
             finished = await core.agent.run_turn(text, self._emit)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # this worker is being stopped: the app is closing
+            finished = TurnFinished(list(self._steps), "cancelled", "")  # from inside the agent
         except Exception as error:  # the agent failed; the app and the session carry on
             self.inbox.put(ErrorEvent(f"the turn failed: {error}"))
             finished = TurnFinished(list(self._steps), "error", "")
-        finally:
-            if finished is not None and not self._finished_emitted:
-                self.inbox.put(finished)
-            self.busy = False
+        if not self._finished_emitted:
+            self.inbox.put(finished)
+        self.busy = False
 
     def _emit(self, event: Event) -> None:
         if isinstance(event, TurnFinished):
@@ -203,6 +211,7 @@ class MainScreen(Screen[None]):
     async def _finish(self, finished: TurnFinished) -> None:
         await self.conversation.close_streams()
         self.undo.end_turn()
+        self.turns_finished += 1
         turn = combine(finished.stats or self._steps)
         if turn is not None:
             self.turns.append(turn)

@@ -38,7 +38,7 @@ class PromptInput(TextArea):
         self.owner = owner
 
     async def _on_key(self, event: events.Key) -> None:
-        if self.owner.handle_key(event.key):
+        if self.owner.take_key(event.key):
             event.stop()
             event.prevent_default()
 
@@ -67,7 +67,7 @@ class Prompt(Vertical):
     def menu(self) -> CompletionMenu:
         return self.query_one(CompletionMenu)
 
-    def handle_key(self, key: str) -> bool:
+    def take_key(self, key: str) -> bool:
         """Keys the prompt takes before the text area; True when handled."""
         area = self.input
         if self._completion is not None:
@@ -75,7 +75,9 @@ class Prompt(Vertical):
                 getattr(self.menu, f"action_cursor_{key}")()
                 return True
             if key in ("tab", "enter"):
-                self._accept()
+                accepted = self._accept()
+                if key == "enter" and accepted.startswith("/"):
+                    self._submit()  # enter on a command runs it; tab only completes
                 return True
             if key == "escape":
                 self._show_completion(None)
@@ -130,10 +132,11 @@ class Prompt(Vertical):
         )
         menu.highlighted = 0
 
-    def _accept(self) -> None:
+    def _accept(self) -> str:
+        """Put the highlighted completion in place of the fragment; returns it ("" if none)."""
         completion, index = self._completion, self.menu.highlighted
         if completion is None or index is None:
-            return
+            return ""
         value = completion.options[index][0]
         row = self.input.cursor_location[0]
         # A directory keeps completing inside it; anything else ends with a space.
@@ -141,6 +144,7 @@ class Prompt(Vertical):
         self.input.replace(value + suffix, (row, completion.start), (row, completion.end))
         if suffix:
             self._show_completion(None)
+        return value
 
     def set_text(self, text: str) -> None:
         self.input.load_text(text)

@@ -1,0 +1,108 @@
+"""The prompt under Pilot: multi-line entry, history, completion, and the quit keys."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent.tui.widgets.prompt import CompletionMenu, PromptInput
+from tests.tui.harness import running, send, shown, turn, until
+from tests.tui.scripted import Hold, ScriptedBackend
+
+
+def text_of(app: object) -> str:
+    return app.main.query_one(PromptInput).text  # type: ignore[attr-defined, no-any-return]
+
+
+def menu_options(app: object) -> list[str]:
+    menu = app.main.query_one(CompletionMenu)  # type: ignore[attr-defined]
+    if not menu.display:
+        return []
+    return [str(menu.get_option_at_index(i).id) for i in range(menu.option_count)]
+
+
+class TestEntry:
+    async def test_newline_keys_and_backslash_continue_the_prompt(self, workspace: Path) -> None:
+        backend = ScriptedBackend(workspace)
+        async with running(backend) as (app, pilot):
+            await pilot.press("a", "ctrl+j", "b", "\\", "enter", "c")  # two ways to a new line
+            assert text_of(app) == "a\nb\nc"
+            await pilot.press("enter")
+            await until(pilot, lambda: app.main.turns_finished == 1)
+            assert backend.agent is not None
+            assert backend.agent.messages[1]["content"] == "a\nb\nc"
+            assert text_of(app) == ""
+
+    async def test_blank_prompt_is_not_sent(self, workspace: Path) -> None:
+        backend = ScriptedBackend(workspace)
+        async with running(backend) as (app, pilot):
+            await pilot.press("space", "enter")
+            await pilot.pause()
+            assert backend.agent is not None and len(backend.agent.messages) == 1
+
+
+class TestHistory:
+    async def test_up_and_down_walk_the_history(self, workspace: Path) -> None:
+        async with running(ScriptedBackend(workspace)) as (app, pilot):
+            await turn(app, pilot, "first")
+            await turn(app, pilot, "second")
+            await pilot.press(*"draft", "up")
+            assert text_of(app) == "second"
+            await pilot.press("up")
+            assert text_of(app) == "first"
+            await pilot.press("down", "down")
+            assert text_of(app) == "draft"
+
+    async def test_history_is_kept_for_the_next_run(self, workspace: Path) -> None:
+        async with running(ScriptedBackend(workspace)) as (app, pilot):
+            await turn(app, pilot, "remember me")
+        saved = (workspace.parent / "history.jsonl").read_text().splitlines()
+        assert [json.loads(entry) for entry in saved] == ["remember me"]
+        async with running(ScriptedBackend(workspace)) as (app, pilot):
+            await pilot.press("up")
+            assert text_of(app) == "remember me"
+
+
+class TestCompletion:
+    async def test_at_path_completes_through_directories(self, workspace: Path) -> None:
+        (workspace / "src").mkdir()
+        (workspace / "src" / "main.py").write_text("")
+        async with running(ScriptedBackend(workspace)) as (app, pilot):
+            await pilot.press(*"fix @sr")
+            assert menu_options(app) == ["@src/"]
+            await pilot.press("tab")  # a directory: the menu stays for its entries
+            assert text_of(app) == "fix @src/"
+            assert menu_options(app) == ["@src/main.py"]
+            await pilot.press("enter")  # enter accepts while the menu is open
+            assert text_of(app) == "fix @src/main.py "
+            assert menu_options(app) == []
+
+    async def test_slash_commands_complete_and_escape_closes(self, workspace: Path) -> None:
+        async with running(ScriptedBackend(workspace)) as (app, pilot):
+            await pilot.press(*"/mo")
+            assert menu_options(app) == ["/model", "/mode"]
+            await pilot.press("down", "tab")
+            assert text_of(app) == "/mode "
+            await pilot.press("backspace", "escape")
+            assert menu_options(app) == [] and text_of(app) == "/mode"
+            assert not app.main.busy  # escape closed the menu; nothing else happened
+
+
+class TestQuitKeys:
+    async def test_one_ctrl_c_warns_two_quit(self, workspace: Path) -> None:
+        async with running(ScriptedBackend(workspace)) as (app, pilot):
+            await pilot.press("ctrl+c")
+            await pilot.pause()
+            assert app.is_running
+            assert any("Ctrl+C again" in n.message for n in app._notifications)
+            await pilot.press("ctrl+c")
+            await until(pilot, lambda: not app.is_running)
+
+    async def test_ctrl_c_also_cancels_a_running_turn(self, workspace: Path) -> None:
+        backend = ScriptedBackend(workspace, [[Hold()]])
+        async with running(backend) as (app, pilot):
+            await send(pilot, "long")
+            await until(pilot, lambda: app.main.busy)
+            await pilot.press("ctrl+c")
+            await until(pilot, lambda: "turn cancelled" in shown(app))
+            assert app.is_running
