@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,3 +21,18 @@ def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     root.mkdir()
     return root.resolve()
+
+
+@pytest.fixture
+def changed_repo(workspace: Path) -> Path:
+    """A real git repository in the workspace: a.txt committed as "one", now "two"."""
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(workspace), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    (workspace / "a.txt").write_text("one\n")
+    git("add", "a.txt")
+    git("-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "a")
+    (workspace / "a.txt").write_text("two\n")
+    return workspace

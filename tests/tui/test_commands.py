@@ -3,7 +3,6 @@ session files, workspace files, a git repository, the palette."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from textual.widgets import DataTable, OptionList
@@ -124,16 +123,8 @@ class TestFilesAndStats:
             await send(pilot, "/undo")
             assert "nothing to undo" in shown(app)
 
-    async def test_diff_shows_uncommitted_changes(self, workspace: Path) -> None:
-        def git(*args: str) -> None:
-            subprocess.run(["git", "-C", str(workspace), *args], check=True, capture_output=True)
-
-        git("init", "-q")
-        (workspace / "a.txt").write_text("one\n")
-        git("add", "a.txt")
-        git("-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "a")
-        (workspace / "a.txt").write_text("two\n")
-        async with running(ScriptedBackend(workspace)) as (app, pilot):
+    async def test_diff_shows_uncommitted_changes(self, changed_repo: Path) -> None:
+        async with running(ScriptedBackend(changed_repo)) as (app, pilot):
             await send(pilot, "/diff")
             await until(pilot, lambda: isinstance(app.screen, TextScreen))
             assert "-one\n+two" in screen_text(app)

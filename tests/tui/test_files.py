@@ -3,7 +3,6 @@ prompt history, /undo snapshots and /diff."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -117,17 +116,9 @@ class TestUndo:
 
 
 class TestDiff:
-    def test_tracked_changes_and_untracked_files(self, workspace: Path) -> None:
-        def git(*args: str) -> None:
-            subprocess.run(["git", "-C", str(workspace), *args], check=True, capture_output=True)
-
-        git("init", "-q")
-        (workspace / "a.txt").write_text("one\n")
-        git("add", "a.txt")
-        git("-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "a")
-        (workspace / "a.txt").write_text("two\n")
-        (workspace / "b.txt").write_text("new\n")
-        diff, untracked = uncommitted(workspace)
+    def test_tracked_changes_and_untracked_files(self, changed_repo: Path) -> None:
+        (changed_repo / "b.txt").write_text("new\n")
+        diff, untracked = uncommitted(changed_repo)
         assert "-one\n+two" in diff and untracked == ["b.txt"]
 
     def test_outside_a_repository(self, workspace: Path) -> None:
