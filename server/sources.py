@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tarfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,13 +162,19 @@ def _fetch_sdist(version: str, work: Path, log: BuildLog, pip_args: Sequence[str
     archive = sdist_path(version, log, pip_args)
     log.note(f"extracting the llama.cpp tree from {archive}")
     dest = work / "src"
-    with tarfile.open(archive) as tar:
-        members = [
-            m for m in tar.getmembers() if "/llama.cpp/" in m.name or m.name.endswith("/llama.cpp")
-        ]
-        if not members:
-            raise log.failure(f"{archive} holds no llama.cpp tree")
-        _extract(tar, members, dest)
+    try:
+        with tarfile.open(archive) as tar:
+            names = tar.getmembers()
+            members = [m for m in names if "/llama.cpp/" in m.name or m.name.endswith("/llama.cpp")]
+            if not members:
+                raise log.failure(f"{archive} holds no llama.cpp tree")
+            _extract(tar, members, dest)
+    except (tarfile.TarError, EOFError, zlib.error) as exc:
+        archive.unlink(missing_ok=True)  # so the next attempt downloads it again
+        log.note(f"{archive}: {exc}")
+        raise log.failure(
+            f"{archive} was damaged (no readable .tar.gz), so it is deleted; run again"
+        ) from exc
     trees = sorted(p.parent for p in dest.glob("*/llama.cpp/CMakeLists.txt"))
     if not trees:
         raise log.failure(f"{archive} holds no llama.cpp/CMakeLists.txt")

