@@ -10,6 +10,8 @@ SPARK = "▁▂▃▄▅▆▇█"
 
 
 def duration(seconds: float) -> str:
+    if seconds < 1:
+        return f"{seconds * 1000:.0f}ms"
     if seconds < 10:
         return f"{seconds:.1f}s"
     if seconds < 60:

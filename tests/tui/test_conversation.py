@@ -90,7 +90,7 @@ class TestToolBlocks:
         async with running(ScriptedBackend(workspace, script)) as (app, pilot):
             await turn(app, pilot, "bump x")
             block = app.main.conversation.query_one(ToolBlock)
-            assert str(block.title) == "✓ edit  app.py  done · 0.2s"
+            assert str(block.title) == "✓ edit  app.py  done · 250ms"
             assert not block.collapsed
             assert "+x = 2" in str(block.query_one(".diff").content)  # type: ignore[attr-defined]
 

@@ -60,7 +60,7 @@ class TestThroughputLine:
 
 class TestFormat:
     def test_durations(self) -> None:
-        assert [fmt.duration(s) for s in (0.25, 12.4, 65)] == ["0.2s", "12s", "1m05s"]
+        assert [fmt.duration(s) for s in (0.04, 2.25, 12.4, 65)] == ["40ms", "2.2s", "12s", "1m05s"]
 
     def test_tokens(self) -> None:
         assert [fmt.tokens(n) for n in (999, 1234, 32768)] == ["999", "1.2k", "33k"]

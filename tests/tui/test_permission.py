@@ -60,7 +60,7 @@ class TestPermissionModal:
             await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
             screen = app.screen
             assert str(screen.query_one("#question").content) == (  # type: ignore[attr-defined]
-                "beecode wants to change with edit"
+                "Allow edit to change files?"
             )
             assert str(screen.query_one("#subject").content) == "app.py"  # type: ignore[attr-defined]
             preview = str(screen.query_one("#preview Static").content)  # type: ignore[attr-defined]

@@ -13,7 +13,14 @@ from textual.widgets import Button, Input, Static
 from agent.events import PermissionDecision, PermissionRequest
 from agent.tui.widgets.blocks import diff_content
 
-VERBS = {"edit": "change", "execute": "run", "read": "read"}
+VERBS = {"edit": "change files", "execute": "run a command", "read": "read files"}
+# (label, key, decision, button variant); the keys are the screen's bindings below.
+ANSWERS = (
+    ("Allow once", "y", "allow_once", "success"),
+    ("Allow always", "a", "allow_always", "primary"),
+    ("Deny", "n", "deny", "error"),
+    ("Deny with message", "m", "deny_with_message", "default"),
+)
 
 
 def looks_like_diff(text: str) -> bool:
@@ -42,9 +49,7 @@ class PermissionScreen(ModalScreen[PermissionDecision | None]):
         verb = VERBS.get(request.kind, request.kind)
         with Vertical(id="dialog"):
             yield Static(
-                Content.assemble(
-                    "beecode wants to ", (verb, "bold"), " with ", (request.tool, "bold")
-                ),
+                Content.assemble("Allow ", (request.tool, "bold"), f" to {verb}?"),
                 id="question",
             )
             yield Static(Content(request.subject), id="subject")
@@ -54,10 +59,10 @@ class PermissionScreen(ModalScreen[PermissionDecision | None]):
                 with VerticalScroll(id="preview"):
                     yield Static(shown)
             with Horizontal(id="answers"):
-                yield Button("Allow once [y]", id="allow_once", variant="success")
-                yield Button("Allow always [a]", id="allow_always", variant="primary")
-                yield Button("Deny [n]", id="deny", variant="error")
-                yield Button("Deny with message [m]", id="deny_with_message")
+                for label, key, answer, variant in ANSWERS:
+                    yield Button(
+                        Content(f"{label} [{key}]"), id=answer, variant=variant, compact=True
+                    )
             yield Input(placeholder="Tell the model why, then Enter", id="message")
 
     def on_mount(self) -> None:

@@ -13,9 +13,9 @@ OUTPUT_LINES = 40  # tool output kept on screen (the model saw all of it)
 
 def diff_content(diff: str) -> Content:
     """A unified diff coloured line by line."""
-    parts: list[tuple[str, str]] = []
+    lines: list[Content] = []
     for line in diff.rstrip("\n").splitlines():
-        if line.startswith(("+++", "---")):
+        if line.startswith(("+++", "---", "diff ")):
             style = "bold"
         elif line.startswith("+"):
             style = "$text-success on $success-muted"
@@ -25,8 +25,8 @@ def diff_content(diff: str) -> Content:
             style = "$text-accent"
         else:
             style = ""
-        parts.append((line + "\n", style))
-    return Content.assemble(*parts)
+        lines.append(Content.styled(line, style))
+    return Content("\n").join(lines)
 
 
 class UserMessage(Static):

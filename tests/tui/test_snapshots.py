@@ -1,0 +1,177 @@
+"""SVG snapshots of the main states, one class per feature. Each docstring says what the reviewer
+should see. Deterministic: fixed size, scripted events, a hand-moved clock, no cursor blink.
+Update with `pytest tests/tui/test_snapshots.py --snapshot-update` and look at the SVGs."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from agent.events import (
+    ErrorEvent,
+    StepStats,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+)
+from agent.tui.app import BeeApp
+from agent.tui.widgets.prompt import PromptInput
+from tests.tui.harness import SIZE, make_app, send, until
+from tests.tui.scripted import Ask, Hold, ScriptedBackend, stats
+
+DIFF = "--- a/app.py\n+++ b/app.py\n@@ -1,3 +1,3 @@\n import sys\n-x = 1\n+x = 2\n print(x)\n"
+REPLY = (
+    "Here is the plan:\n\n1. read `app.py`\n2. change **x**\n\n```python\nx = 2\n```\n\nThen run"
+)
+Snap = Callable[..., bool]
+
+
+def ready(app: BeeApp, then: Callable[[Pilot[None]], Awaitable[None]] | None = None) -> Any:
+    """run_before: wait for the agent, stop the cursor blinking, then do ``then``."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await until(pilot, lambda: app.core is not None)
+        app.main.query_one(PromptInput).cursor_blink = False
+        if then is not None:
+            await then(pilot)
+        await pilot.pause()
+
+    return run_before
+
+
+def finished(app: BeeApp, count: int) -> Callable[[], bool]:
+    return lambda: app.main.turns_finished >= count and not app.main.busy
+
+
+class TestEmpty:
+    def test_first_screen(self, snap_compare: Snap, workspace: Path) -> None:
+        """Empty conversation, the prompt's placeholder, 'no turn yet', the status line with
+        model, profile, ctx 0/8.2k, mode ask, server external; footer keys."""
+        app = make_app(ScriptedBackend(workspace))
+        assert snap_compare(app, terminal_size=SIZE, run_before=ready(app))
+
+
+class TestStreaming:
+    def test_mid_stream(self, snap_compare: Snap, workspace: Path) -> None:
+        """A Markdown reply streaming (list, code block), the live '~N tok/s · N tok streaming'
+        estimate and 'working (esc cancels)' in the status line."""
+        deltas = [TextDelta(REPLY[i : i + 4]) for i in range(0, len(REPLY), 4)]
+        app = make_app(ScriptedBackend(workspace, [[*deltas, Hold()]]))
+
+        async def stream(pilot: Pilot[None]) -> None:
+            await send(pilot, "change x to 2")  # enter sends the prompt
+            await until(pilot, lambda: app.main.inbox.received == len(deltas))
+            await pilot.pause()
+            app.main.clock.now += 2.0  # type: ignore[attr-defined]
+            app.main.refresh_lines()
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, stream))
+
+
+class TestToolCall:
+    def test_tool_blocks(self, snap_compare: Snap, workspace: Path) -> None:
+        """A read (collapsed, done), an edit with its coloured diff expanded, a bash call that
+        exited 1 (red, collapsed), the answer, and the throughput line with draft figures and
+        the speed-up against a 40 tok/s baseline."""
+        script = [
+            [
+                ToolCallStarted("c1", "read", {"path": "app.py"}),
+                ToolCallFinished("c1", "read", "1 import sys\n2 x = 1", False, 0.01),
+                ToolCallStarted("c2", "edit", {"path": "app.py", "old": "x = 1", "new": "x = 2"}),
+                ToolCallFinished(
+                    "c2", "edit", "edited", False, 0.04, {"diff": DIFF, "path": "app.py"}
+                ),
+                ToolCallStarted("c3", "bash", {"command": "python -m pytest -q"}),
+                ToolCallFinished("c3", "bash", "1 failed", False, 2.5, {"exit_code": 1}),
+                TextDelta("Changed `x`; one test still fails."),
+                StepStats(stats(96.0, 240, (200, 150), prompt=120, cache=2900)),
+            ]
+        ]
+        app = make_app(ScriptedBackend(workspace, script, baseline_tok_s=40.0))
+
+        async def act(pilot: Pilot[None]) -> None:
+            await send(pilot, "set x to 2 and run the tests")
+            await until(pilot, finished(app, 1))
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, act))
+
+
+class TestPermission:
+    def test_edit_permission_modal(self, snap_compare: Snap, workspace: Path) -> None:
+        """The modal over the conversation: 'Allow edit to change files?', the path, the
+        coloured diff and the four answers with their keys."""
+        app = make_app(ScriptedBackend(workspace, [[Ask("edit", "edit", "app.py", DIFF)]]))
+
+        async def act(pilot: Pilot[None]) -> None:
+            await send(pilot, "set x to 2")
+            await until(pilot, lambda: type(app.screen).__name__ == "PermissionScreen")
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, act))
+
+
+class TestDiff:
+    def test_diff_screen(self, snap_compare: Snap, changed_repo: Path) -> None:
+        """/diff: the workspace's uncommitted change to a.txt, one -> two, coloured."""
+        app = make_app(ScriptedBackend(changed_repo))
+
+        async def act(pilot: Pilot[None]) -> None:
+            await send(pilot, "/diff")
+            await until(pilot, lambda: type(app.screen).__name__ == "TextScreen")
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, act))
+
+
+class TestStats:
+    def test_stats_table(self, snap_compare: Snap, workspace: Path) -> None:
+        """/stats after three turns: speculating, speculation off, speculating again; the
+        sparkline of the three speeds is in the throughput line behind the table."""
+        script = [
+            [TextDelta("a"), StepStats(stats(120.0, 300, (240, 200), prompt=800, cache=0))],
+            [TextDelta("b"), StepStats(stats(40.0, 100, prompt=20, cache=1100))],
+            [TextDelta("c"), StepStats(stats(90.0, 180, (160, 100), prompt=30, cache=1300))],
+        ]
+        app = make_app(ScriptedBackend(workspace, script))
+
+        async def act(pilot: Pilot[None]) -> None:
+            for number, prompt in enumerate(("one", "two", "three"), start=1):
+                await send(pilot, prompt)
+                await until(pilot, finished(app, number))
+            await send(pilot, "/stats")
+            await until(pilot, lambda: type(app.screen).__name__ == "TableScreen")
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, act))
+
+
+class TestError:
+    def test_error_from_the_server(self, snap_compare: Snap, workspace: Path) -> None:
+        """A partial answer, then the server's error in bold red; the turn ends, the prompt is
+        free again."""
+        script = [
+            [
+                TextDelta("Let me look"),
+                ErrorEvent("the server failed: 500 context size exceeded"),
+                TurnFinished([], "error", ""),
+            ]
+        ]
+        app = make_app(ScriptedBackend(workspace, script))
+
+        async def act(pilot: Pilot[None]) -> None:
+            await send(pilot, "read everything")
+            await until(pilot, finished(app, 1))
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, act))
+
+
+class TestCompletion:
+    def test_slash_menu(self, snap_compare: Snap, workspace: Path) -> None:
+        """Typing '/s' opens the menu above the prompt: /sessions, /stats, /server, /skills."""
+        app = make_app(ScriptedBackend(workspace))
+
+        async def act(pilot: Pilot[None]) -> None:
+            await pilot.press("/", "s")
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, act))
