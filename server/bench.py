@@ -54,6 +54,7 @@ from server.supervise import ManagedServer
 ENDPOINT_MODE = "as configured"
 REQUEST_TIMEOUT_S = 900.0
 START_TIMEOUT_S = 300.0
+REPORT_WIDTH = 140
 SEED = 1234  # per repetition SEED + rep, the same in every mode
 
 
@@ -72,7 +73,8 @@ class BenchRun:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="beecode bench", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="beecode bench", description="Decode speed with and without "
+                                "speculation on this machine, same server build.")
     p.add_argument("--profile", help="profile to serve (default: the one that fits this machine)")
     p.add_argument("--endpoint", help="bench a running OpenAI-compatible server as configured")
     p.add_argument("--api-key", help="API key for --endpoint")
@@ -89,10 +91,17 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """The bench's options; argv may start with "bench"."""
+    return _parser().parse_args(argv[1:] if argv[:1] == ["bench"] else argv)
+
+
 def main(argv: list[str]) -> int:
-    """`beecode bench ...`; argv may start with "bench" (agent/cli.py passes its args through)."""
-    args = _parser().parse_args(argv[1:] if argv[:1] == ["bench"] else argv)
+    """`beecode bench ...` (agent/cli.py passes its args through)."""
+    args = parse_args(argv)
     console = Console(record=True)
+    if not console.is_terminal:
+        console.width = REPORT_WIDTH  # a pipe or file gets the whole table, not 80 columns
     try:
         out = run(args, console)
     except ServerError as exc:
@@ -139,11 +148,11 @@ def run(args: argparse.Namespace, console: Console) -> Path:
 
 def _run_modes(bench: BenchRun, profile: Profile, modes: list[Mode], draft_max: int | None,
                console: Console) -> None:
+    variants = [(mode, mode_profile(profile, mode, draft_max)) for mode in modes]  # fail early
     with RichHooks().shown() as hooks:
         served = prepare(profile, modes, hooks)
     console.print(f"engine: {served.engine.binary} ({served.engine.commit})")
-    for mode in modes:
-        variant = mode_profile(profile, mode, draft_max)
+    for mode, variant in variants:
         port = free_port()
         argv = mode_argv(served, variant, mode, port)
         log = bench.out / "logs" / f"{_slug(mode.label)}.log"
@@ -244,7 +253,7 @@ def _finish(bench: BenchRun, profile: str | None, model: str, console: Console) 
     rows = summarize(bench.samples)
     agreements = _agreements(bench)
     info = machine()
-    title = f"{model} ({profile or 'endpoint'}) on {machine_line(info)}"
+    title = f"{model} ({profile or 'endpoint'})\n{machine_line(info)}"
     print_report(console, rows, agreements, title)
     chart = write_chart(rows, bench.out / "chart.png", title)
     summary = {

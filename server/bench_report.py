@@ -133,7 +133,7 @@ def write_chart(rows: Sequence[Row], path: Path, title: str) -> Path:
     prompts = list(dict.fromkeys(row.prompt for row in rows))
     modes = _modes(rows)
     width = 0.8 / max(len(modes), 1)
-    figure = Figure(figsize=(max(6.0, 1.6 * len(prompts) * max(1, len(modes)) / 2), 4.5), dpi=110)
+    figure = Figure(figsize=(max(7.0, 0.8 * len(prompts) * max(1, len(modes))), 4.8), dpi=110)
     axes = figure.add_subplot()
     for m, mode in enumerate(modes):
         xs, heights, below, above = [], [], [], []

@@ -1,0 +1,152 @@
+"""Agent overhead: decode tok/s the user sees from `beecode -p` against the server's own figure.
+
+For each task, `beecode -p TASK --output-format stream-json --max-turns 1` runs against the `tiny`
+server; the benchmark timestamps every text delta as it arrives on the pipe. The user's rate is
+(predicted_n - 1) / (last delta - first delta), the same decode steps and window the server uses
+for timings.predicted_per_second. A bare streaming HTTP client sends the same task to the same
+server beside it, so the agent's share of any gap is visible. Target: agent/server >= 0.98.
+
+    python benchmarks/agent_overhead.py [--tasks N] [--max-tokens N] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from _common import (
+    BEECODE,
+    agent_workspace,
+    fmt_ratio,
+    header,
+    isolated_env,
+    main_guard,
+    save,
+    scratch,
+    served,
+)
+
+from server.client import Timings
+
+TASKS = (
+    "Without using any tool, write a Python function that checks whether a string is a "
+    "palindrome, with a docstring and three doctest examples.",
+    "Without using any tool, write a Python class Stack with push, pop, peek and is_empty, "
+    "then show a short usage example.",
+    "Without using any tool, explain in a few paragraphs how a hash map handles collisions.",
+)
+TARGET = 0.98
+
+
+def user_rate(stamps: list[float], predicted_n: int) -> float | None:
+    """Decode steps over the window between the first and the last delta the user saw."""
+    if len(stamps) < 2 or predicted_n < 2 or stamps[-1] <= stamps[0]:
+        return None
+    return (predicted_n - 1) / (stamps[-1] - stamps[0])
+
+
+def via_agent(task: str, url: str, workspace: Path, env: dict[str, str]) -> dict[str, Any]:
+    """One headless turn; the deltas' arrival times and the server's stats from step_stats."""
+    argv = [*BEECODE, "-p", task, "--output-format", "stream-json", "--max-turns", "1",
+            "--permission-mode", "plan", "--endpoint", f"{url}/v1"]
+    stamps: list[float] = []
+    stats: dict[str, Any] | None = None
+    with subprocess.Popen(argv, cwd=workspace, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            now = time.monotonic()
+            event = json.loads(line)
+            if event["type"] in ("text_delta", "reasoning_delta") and event["text"]:
+                stamps.append(now)
+            elif event["type"] == "step_stats" and stats is None:
+                stats = event["stats"]
+        err = proc.stderr.read() if proc.stderr else ""
+    if proc.returncode not in (0, 3) or stats is None:
+        raise RuntimeError(f"beecode -p exited {proc.returncode} without stats: {err[-300:]}")
+    server = float(stats["decode_tok_s"])
+    return {"deltas": len(stamps), "predicted_n": stats["predicted_n"], "server_tok_s": server,
+            "user_tok_s": user_rate(stamps, int(stats["predicted_n"]))}
+
+
+def via_http(task: str, url: str, max_tokens: int) -> dict[str, Any]:
+    """The same request from a bare SSE client: what any client could see."""
+    body = {"messages": [{"role": "user", "content": task}], "max_tokens": max_tokens,
+            "stream": True, "stream_options": {"include_usage": True}}
+    stamps: list[float] = []
+    timings: Timings | None = None
+    with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, timeout=600) as reply:
+        for line in reply.iter_lines():
+            now = time.monotonic()
+            if not line.startswith("data: ") or line == "data: [DONE]":
+                continue
+            chunk = json.loads(line[6:])
+            choices = chunk.get("choices") or []
+            if choices and (choices[0].get("delta") or {}).get("content"):
+                stamps.append(now)
+            if "timings" in chunk:
+                timings = Timings.from_json(chunk["timings"])
+    if timings is None:
+        raise RuntimeError("the stream ended without timings")
+    return {"deltas": len(stamps), "predicted_n": timings.predicted_n,
+            "server_tok_s": timings.predicted_per_second,
+            "user_tok_s": user_rate(stamps, timings.predicted_n)}
+
+
+def ratios(runs: list[dict[str, Any]]) -> list[float]:
+    return [r["user_tok_s"] / r["server_tok_s"] for r in runs
+            if r["user_tok_s"] and r["server_tok_s"]]
+
+
+def summary_line(name: str, runs: list[dict[str, Any]]) -> str:
+    values = ratios(runs)
+    if not values:
+        return f"{name}: no turn streamed text (nothing to measure)"
+    return (f"{name}: user/server tok/s median {fmt_ratio(statistics.median(values))} "
+            f"(min {fmt_ratio(min(values))}, max {fmt_ratio(max(values))}, {len(values)} turns)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=len(TASKS))
+    parser.add_argument("--max-tokens", type=int, default=300)
+    parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    args = parser.parse_args()
+    info = header("agent_overhead")
+
+    def go() -> int:
+        with scratch("overhead") as home:
+            workspace = agent_workspace(home / "work", f"max_tokens = {args.max_tokens}\n")
+            env = isolated_env(home)
+            agent_runs, http_runs = [], []
+            with served("tiny", home / "server.log") as (url, plan):
+                print(f"server: {plan.command}")
+                for task in TASKS[: args.tasks]:
+                    agent_runs.append(via_agent(task, url, workspace, env))
+                    http_runs.append(via_http(task, url, args.max_tokens))
+                    for name, run in (("agent", agent_runs[-1]), ("http ", http_runs[-1])):
+                        user = run["user_tok_s"]
+                        print(f"  {name} {run['predicted_n']:4d} tokens in {run['deltas']:4d} "
+                              f"deltas: server {run['server_tok_s']:.1f} tok/s, user "
+                              f"{'n/a' if user is None else f'{user:.1f}'} tok/s")
+        print(summary_line("agent (headless stream-json)", agent_runs))
+        print(summary_line("bare HTTP client", http_runs))
+        agent_values = ratios(agent_runs)
+        if agent_values:
+            verdict = "meets" if statistics.median(agent_values) >= TARGET else "misses"
+            print(f"target agent/server >= {TARGET}: {verdict}")
+        save({**info, "agent": agent_runs, "http": http_runs, "target": TARGET}, args.out)
+        return 0
+
+    return main_guard(go)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Prompt-cache reuse over a scripted 10-turn tool-using session against the real `tiny` server.
+
+The agent's real loop runs each user turn headless (`beecode -p TURN --continue --output-format
+json`, one process per turn, so the prefix must also be stable across restarts) in a scratch git
+repo, with edits and bash allowed. For every model request the server reports timings.cache_n
+(prompt tokens served from its cache) and prompt_n (processed); the share from cache is
+cache_n / (cache_n + prompt_n). Target: >= 95% from user turn 2 on. Anchors: agents whose prefix
+changes every turn reach 50% or even 0% on llama-server.
+
+    python benchmarks/prompt_cache.py [--turns 10] [--max-tokens 200] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from _common import (
+    BEECODE,
+    agent_workspace,
+    header,
+    isolated_env,
+    main_guard,
+    save,
+    scratch,
+    served,
+)
+
+SCRIPT = (
+    "Create a file notes.txt containing the single line: alpha",
+    "Show me the contents of notes.txt.",
+    "Append a line 'beta' to notes.txt.",
+    "List the files in this folder.",
+    "Use bash to run: python3 -c 'print(6 * 7)' and tell me the output.",
+    "Create hello.py that prints 'hello'.",
+    "Run python3 hello.py with bash.",
+    "Use bash to count the lines in notes.txt.",
+    "Show the git status.",
+    "Summarize in one sentence what we did.",
+)
+TARGET = 0.95
+
+
+def share(requests: list[dict[str, Any]]) -> float | None:
+    cached = sum(r["cache_n"] for r in requests)
+    total = cached + sum(r["prompt_n"] for r in requests)
+    return cached / total if total else None
+
+
+def turn(text: str, url: str, workspace: Path, env: dict[str, str], first: bool) -> dict[str, Any]:
+    argv = [*BEECODE, "-p", text, "--output-format", "json", "--permission-mode", "yolo",
+            "--max-turns", "4", "--endpoint", f"{url}/v1"]
+    done = subprocess.run(argv if first else [*argv, "--continue"], cwd=workspace, env=env,
+                          capture_output=True, text=True, timeout=900)
+    if done.returncode not in (0, 3) or not done.stdout.strip():
+        raise RuntimeError(f"beecode -p exited {done.returncode}: {done.stderr.strip()[-300:]}")
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=len(SCRIPT))
+    parser.add_argument("--max-tokens", type=int, default=200)
+    parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    args = parser.parse_args()
+    info = header("prompt_cache")
+
+    def go() -> int:
+        turns: list[dict[str, Any]] = []
+        with scratch("cache") as home:
+            workspace = agent_workspace(home / "work", f"max_tokens = {args.max_tokens}\n")
+            subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+            env = isolated_env(home)
+            with served("tiny", home / "server.log") as (url, _plan):
+                for n, text in enumerate(SCRIPT[: args.turns], start=1):
+                    result = turn(text, url, workspace, env, first=n == 1)
+                    requests = result["turns"]
+                    turns.append({"turn": n, "task": text, "requests": requests,
+                                  "tool_calls": [c.get("name") for c in result["tool_calls"]],
+                                  "stop_reason": result["stop_reason"]})
+                    per_request = ", ".join(
+                        f"{r['cache_n']}/{r['cache_n'] + r['prompt_n']}" for r in requests)
+                    print(f"  turn {n:2d}: {len(requests)} requests, tools "
+                          f"{turns[-1]['tool_calls'] or '-'}; cached/prompt tokens: "
+                          f"{per_request or '-'}")
+        later = [r for t in turns[1:] for r in t["requests"]]
+        every = [r for t in turns for r in t["requests"]]
+        after_first = every[1:]
+        worst = min((r["cache_n"] / (r["cache_n"] + r["prompt_n"]) for r in later
+                     if r["cache_n"] + r["prompt_n"]), default=None)
+        from_turn_2, all_but_first = share(later), share(after_first)
+        tools = sum(len(t["tool_calls"]) for t in turns)
+        print(f"tool calls in the session: {tools}; requests: {len(every)}")
+        if from_turn_2 is None:
+            print("no requests after turn 1: nothing to measure")
+        else:
+            print(f"prompt tokens from cache, turns 2-{len(turns)}: {from_turn_2:.1%} "
+                  f"(worst request {worst:.1%}); every request after the first: "
+                  f"{all_but_first:.1%}")
+            print(f"target >= {TARGET:.0%}: {'meets' if from_turn_2 >= TARGET else 'misses'}")
+        save({**info, "turns": turns, "share_from_turn_2": from_turn_2,
+              "share_after_first_request": all_but_first, "target": TARGET}, args.out)
+        return 0
+
+    return main_guard(go)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

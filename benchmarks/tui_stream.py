@@ -1,0 +1,171 @@
+"""TUI streaming: can the real app keep up with a fast model?
+
+A synthetic agent emits ``TextDelta`` tokens of Markdown-ish prose (paragraphs, lists, code
+blocks) into the real ``BeeApp`` running headless under Pilot, paced at ``--rate`` tok/s (tokens
+due by the clock are emitted together, as network reads deliver them). The last token carries a
+marker; the app's display hook notes the first frame that paints it. Reported per run: the lag
+from the last token's arrival to that frame (ms), the tokens/s rendered over the whole stream,
+and the rate the stream really reached. Target: lag <= 100 ms at 2,000 tok/s. No assertion on
+timing; exit status is non-zero only on errors.
+
+    python benchmarks/tui_stream.py [--rate 2000] [--tokens 4000] [--runs 3] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import header, main_guard, save
+
+from agent.events import EventSink, TextDelta, TurnFinished
+from agent.tui.app import BeeApp
+from agent.tui.core import ConnectRequest, Core, Facts, Progress, ServerView, SessionRow
+
+MARKER = "QQEND"
+SIZE = (120, 40)
+
+
+def synthetic_tokens(count: int) -> list[str]:
+    """Word-sized tokens forming paragraphs, a list and a code block in turn, marker last."""
+    words = "the model streams tokens into the markdown view while the user reads".split()
+    tokens: list[str] = []
+    while len(tokens) < count - 1:
+        section = len(tokens) // 60 % 3
+        if section == 0:
+            tokens += [f"{w} " for w in words * 4] + ["\n\n"]
+        elif section == 1:
+            tokens += [f"- item {i} {w}\n" for i, w in enumerate(words)] + ["\n"]
+        else:
+            tokens += ["```python\n"] + [f"x{i} = {i}\n" for i in range(30)] + ["```\n\n"]
+    return [*tokens[: count - 1], f" {MARKER}"]
+
+
+class PacedAgent:
+    """Emits the tokens at ``rate`` per second, then holds the turn open until told to end."""
+
+    def __init__(self, tokens: list[str], rate: float) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self.tokens, self.rate = tokens, rate
+        self.first_emit = self.last_emit = 0.0
+        self.release = asyncio.Event()
+
+    async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
+        start = self.first_emit = time.perf_counter()
+        sent = 0
+        while sent < len(self.tokens):
+            due = min(len(self.tokens), int((time.perf_counter() - start) * self.rate) + 1)
+            for token in self.tokens[sent:due]:
+                emit(TextDelta(token))
+            sent = due
+            await asyncio.sleep(0.001)
+        self.last_emit = time.perf_counter()
+        await self.release.wait()
+        return TurnFinished([], "done", "")
+
+    def cancel(self) -> None:
+        self.release.set()
+
+
+class SyntheticBackend:
+    def __init__(self, agent: PacedAgent, workspace: Path) -> None:
+        self.agent, self.workspace = agent, workspace
+
+    def connect(self, request: ConnectRequest, progress: Progress) -> Core:
+        return Core(self.agent, Facts("synthetic", None, 32768))
+
+    def sessions(self) -> list[SessionRow]:
+        return []
+
+    def profiles(self) -> list[str]:
+        return []
+
+    def server(self, log_lines: int) -> ServerView:
+        return ServerView(state="external")
+
+    def restart_server(self, progress: Progress) -> None:
+        return None
+
+    def shutdown(self) -> None:
+        return None
+
+    def extras(self, what: str) -> list[str]:
+        return []
+
+
+class TimedApp(BeeApp):
+    """The real app, noting when a frame first paints the marker (looked for only once the
+    last token is out, so the hook costs nothing while the stream runs)."""
+
+    painted_at: float | None = None
+    agent: PacedAgent
+
+    def _display(self, screen: Any, renderable: Any) -> None:
+        super()._display(screen, renderable)
+        if self.agent.last_emit and self.painted_at is None:
+            if MARKER in renderable.render_segments(self.console):
+                self.painted_at = time.perf_counter()
+
+
+async def one_run(tokens: list[str], rate: float, workspace: Path) -> dict[str, float]:
+    agent = PacedAgent(tokens, rate)
+    app = TimedApp(SyntheticBackend(agent, workspace))
+    app.agent = agent
+    async with app.run_test(size=SIZE, headless=True) as pilot:
+        while app.core is None:
+            await pilot.pause()
+        await app.main.start_turn("stream")
+        deadline = time.perf_counter() + 60
+        while app.painted_at is None and time.perf_counter() < deadline:
+            await asyncio.sleep(0.001)
+        agent.release.set()
+        if app.painted_at is None or not agent.last_emit:
+            raise RuntimeError("the marker never reached the screen")
+    return {
+        "lag_ms": (app.painted_at - agent.last_emit) * 1000,
+        "rendered_tok_s": len(tokens) / (app.painted_at - agent.first_emit),
+        "stream_tok_s": len(tokens) / (agent.last_emit - agent.first_emit),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    info = header("tui_stream")
+    tokens = synthetic_tokens(args.tokens)
+    runs: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory(prefix="beecode-tui-") as folder:
+        for number in range(1, args.runs + 1):
+            result = asyncio.run(one_run(tokens, args.rate, Path(folder)))
+            runs.append(result)
+            print(
+                f"run {number}: lag {result['lag_ms']:.1f} ms · rendered "
+                f"{result['rendered_tok_s']:.0f} tok/s · stream {result['stream_tok_s']:.0f} tok/s"
+            )
+    lags = [r["lag_ms"] for r in runs]
+    rendered = statistics.median(r["rendered_tok_s"] for r in runs)
+    print(
+        f"tui_stream: {args.tokens} tokens at {args.rate:.0f} tok/s · last-token lag median "
+        f"{statistics.median(lags):.1f} ms (max {max(lags):.1f}) · rendered {rendered:.0f} tok/s"
+        " · target lag <= 100 ms"
+    )
+    save({**info, "rate": args.rate, "tokens": args.tokens, "runs": runs}, args.out)
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rate", type=float, default=2000.0, help="tokens per second")
+    parser.add_argument("--tokens", type=int, default=4000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    return main_guard(lambda: run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""`beecode bench --quick` and the benchmark runners, for real, against the `tiny` profile's server.
+
+No timing is asserted: the figures are whatever this machine gives; what must hold is that the
+files, fields and draft counts are there and that the runners exit 0.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.cli import main as beecode
+
+ROOT = Path(__file__).resolve().parents[2]
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+ROW_FIELDS = {"prompt", "mode", "reps", "completion_tokens", "tok_s", "gen_s", "draft_n",
+              "accepted", "acceptance", "speedup"}
+
+pytestmark = pytest.mark.real_server
+
+
+@pytest.fixture
+def own_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Fresh state and config dirs, so the default engine (the fixture's) and built-in profiles
+    are used; the engine and model cache stay shared."""
+    for var in ("BEECODE_STATE_DIR", "BEECODE_CONFIG_DIR", "BEECODE_DATA_DIR"):
+        (tmp_path / var).mkdir()
+        monkeypatch.setenv(var, str(tmp_path / var))
+    return tmp_path
+
+
+def test_quick_bench_writes_table_chart_summary_and_reads_drafts(
+    engine: Any, qwen_path: Path, own_dirs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = own_dirs / "bench"
+    status = beecode(["bench", "--quick", "--profile", "tiny", "--modes", "none,ngram-simple",
+                      "--out", str(out)])
+    assert status == 0, capsys.readouterr().err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["profile"] == "tiny" and summary["reps"] == 1
+    assert {"date", "machine", "servers", "rows", "agreement", "samples"} <= set(summary)
+    rows = {row["mode"]: row for row in summary["rows"]}
+    assert set(rows) == {"none", "ngram-simple"}
+    assert all(ROW_FIELDS <= set(row) for row in rows.values())
+    assert rows["none"]["draft_n"] is None and rows["none"]["speedup"] is None
+    assert rows["ngram-simple"]["draft_n"]["median"] > 0   # read back from timings.draft_n
+    assert rows["ngram-simple"]["speedup"] > 0
+    assert [s["speculative"] for s in summary["servers"]] == [False, True]
+    (check,) = summary["agreement"]
+    assert check["mode"] == "ngram-simple" and 0 <= check["prefix_share"] <= 1
+    assert (out / "chart.png").read_bytes()[:8] == PNG_MAGIC
+    report = (out / "report.txt").read_text()
+    assert "speed-up" in report and "ngram-simple" in report
+    assert (out / "raw" / "ngram-simple" / "quick-rename-r1.json").is_file()
+    assert (out / "logs" / "none.log").is_file()
+
+
+def test_bench_refuses_a_mode_the_profile_cannot_serve(
+    own_dirs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = beecode(["bench", "--quick", "--profile", "tiny", "--modes", "none,dflash",
+                      "--out", str(own_dirs / "bench")])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert err.startswith("beecode: mode dflash needs a draft model") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "expect"),
+    [
+        ("spec_cpu.py", ["--quick", "--reps", "1", "--modes", "none,ngram-simple"],
+         "best draftless type for tiny:"),
+        ("startup.py", ["--reps", "1"], "server up / by hand:"),
+        ("agent_overhead.py", ["--tasks", "1", "--max-tokens", "24"], "bare HTTP client:"),
+    ],
+)
+def test_runners_exit_zero_and_print_their_ratios(
+    engine: Any, qwen_path: Path, own_dirs: Path, script: str, args: list[str], expect: str
+) -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert expect in done.stdout
+    assert done.stdout.startswith(f"# {script.removesuffix('.py')} ·")
