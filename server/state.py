@@ -105,13 +105,19 @@ _KNOWN_PROBLEMS: tuple[tuple[str, str], ...] = (
 )
 
 
-def known_problem(log_line: str) -> str | None:
-    """What to do about a known-bad llama-server log line, or None when it is not one."""
-    for pattern, hint in _KNOWN_PROBLEMS:
+def _problem(log_line: str) -> tuple[int, str] | None:
+    """(rank, hint) of the first known problem the line shows; a lower rank is more specific."""
+    for rank, (pattern, hint) in enumerate(_KNOWN_PROBLEMS):
         found = re.search(pattern, log_line)
         if found:
-            return hint.format(*(g for g in found.groups() if g))
+            return rank, hint.format(*(g for g in found.groups() if g))
     return None
+
+
+def known_problem(log_line: str) -> str | None:
+    """What to do about a known-bad llama-server log line, or None when it is not one."""
+    found = _problem(log_line)
+    return found[1] if found else None
 
 
 def log_tail(path: Path, lines: int = 40) -> list[str]:
@@ -124,12 +130,12 @@ def log_tail(path: Path, lines: int = 40) -> list[str]:
 
 
 def explain_failure(path: Path) -> str:
-    """The one line of a log that says best why the server failed: a known problem's hint first."""
+    """The one line that says best why the server failed: the most specific known problem in the
+    log's tail (the cause is logged before its generic consequences), else its last error line."""
     tail = log_tail(path)
-    for line in reversed(tail):
-        hint = known_problem(line)
-        if hint:
-            return hint
+    problems = [found for line in tail if (found := _problem(line))]
+    if problems:
+        return min(problems, key=lambda p: p[0])[1]
     for line in reversed(tail):
         if re.search(r"error|failed|abort|assert", line, re.IGNORECASE):
             return line.strip()[:300]

@@ -107,22 +107,32 @@ TARGET_INFO = gguf(TARGET, "gemma4")
 
 
 def dflash_argv(dialect: Dialect, arch: str, profile: Profile = GEMMA) -> list[str]:
-    return build_argv(BIN, profile, dialect, TARGET, DRAFT, port=8080, target_info=TARGET_INFO,
-                      draft_info=gguf(DRAFT, arch))
+    return build_argv(
+        BIN,
+        profile,
+        dialect,
+        TARGET,
+        DRAFT,
+        port=8080,
+        target_info=TARGET_INFO,
+        draft_info=gguf(DRAFT, arch),
+    )
 
 
-@pytest.mark.parametrize(("dialect", "arch", "line"), [
-    (FORK, "dflash-draft", SEED_DFLASH_FORK), (UPSTREAM, "dflash", SEED_DFLASH_UPSTREAM)])
+@pytest.mark.parametrize(
+    ("dialect", "arch", "line"),
+    [(FORK, "dflash-draft", SEED_DFLASH_FORK), (UPSTREAM, "dflash", SEED_DFLASH_UPSTREAM)],
+)
 def test_seed_dflash_line_in_each_dialect(dialect: Dialect, arch: str, line: str) -> None:
     assert dflash_argv(dialect, arch) == line.split()
 
 
-@pytest.mark.parametrize(("dialect", "line"), [
-    (FORK, SEED_BASELINE_FORK), (UPSTREAM, SEED_BASELINE_UPSTREAM)])
+@pytest.mark.parametrize(
+    ("dialect", "line"), [(FORK, SEED_BASELINE_FORK), (UPSTREAM, SEED_BASELINE_UPSTREAM)]
+)
 def test_seed_baseline_line_in_each_dialect(dialect: Dialect, line: str) -> None:
     baseline = get_profile("gemma4-31b-dflash-nospec")
-    argv = build_argv(BIN, baseline, dialect, TARGET, None, port=8080,
-                      cache_types=("q5_0", "q4_1"))
+    argv = build_argv(BIN, baseline, dialect, TARGET, None, port=8080, cache_types=("q5_0", "q4_1"))
     assert argv == line.split()
 
 
@@ -153,19 +163,26 @@ def test_unknown_spec_and_cache_types_are_refused() -> None:
         dflash_argv(UPSTREAM, "dflash", profile=turbo)
 
 
-def test_a_draft_model_must_share_the_target_vocabulary() -> None:
+def simple_draft_argv(draft_arch: str, vocab: int) -> list[str]:
     simple = replace(GEMMA, spec_type="draft-simple")
+    draft_info = gguf(DRAFT, draft_arch, vocab=vocab)
+    return build_argv(BIN, simple, UPSTREAM, TARGET, DRAFT, port=8080, target_info=TARGET_INFO,
+                      draft_info=draft_info)  # fmt: skip
+
+
+def test_a_draft_model_must_share_the_target_vocabulary() -> None:
     with pytest.raises(ModelError, match="49152-token vocabulary"):
-        build_argv(BIN, simple, UPSTREAM, TARGET, DRAFT, port=8080, target_info=TARGET_INFO,
-                   draft_info=gguf(DRAFT, "llama", vocab=49152))
-    argv = build_argv(BIN, simple, UPSTREAM, TARGET, DRAFT, port=8080, target_info=TARGET_INFO,
-                      draft_info=gguf(DRAFT, "gemma4"))
+        simple_draft_argv("llama", 49152)
+    argv = simple_draft_argv("gemma4", TARGET_INFO.vocab_size)
     assert argv[1:7] == ["-m", str(TARGET), "-md", str(DRAFT), "--spec-type", "draft-simple"]
 
 
 def test_flags_the_binary_does_not_list_are_left_out() -> None:
-    sparse = replace(UPSTREAM, flags=UPSTREAM.flags - {"-kvu", "--kv-unified", "--metrics",
-                                                      "--no-host", "-cram", "--cache-ram"})
+    sparse = replace(
+        UPSTREAM,
+        flags=UPSTREAM.flags
+        - {"-kvu", "--kv-unified", "--metrics", "--no-host", "-cram", "--cache-ram"},
+    )
     argv = dflash_argv(sparse, "dflash")
     assert not {"-kvu", "--metrics", "--no-host", "--cache-ram"} & set(argv)
     assert argv[argv.index("mlock") + 1] == "--host"  # --cache-ram's value left with it
@@ -183,7 +200,9 @@ def test_binding_beyond_loopback_needs_an_api_key() -> None:
     assert argv[-6:] == ["--host", "0.0.0.0", "--port", "8080", "--api-key", "k"]
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5")
-    assert url_for("0.0.0.0", 80) == "http://127.0.0.1:80" and url_for("::1", 80) == "http://[::1]:80"
+    assert (
+        url_for("0.0.0.0", 80) == "http://127.0.0.1:80" and url_for("::1", 80) == "http://[::1]:80"
+    )
 
 
 def test_a_listening_port_is_seen_as_busy() -> None:
@@ -198,8 +217,8 @@ def test_vllm_and_sglang_dflash_launches() -> None:
     assert plan_engine_launch("vllm", GEMMA) == (
         "vllm serve google/gemma-4-31B-it \\\n"
         "  --speculative-config "
-        "'{\"method\":\"dflash\",\"model\":\"z-lab/gemma-4-31B-it-DFlash\","
-        "\"num_speculative_tokens\":15}' \\\n"
+        '\'{"method":"dflash","model":"z-lab/gemma-4-31B-it-DFlash",'
+        '"num_speculative_tokens":15}\' \\\n'
         "  --attention-backend flash_attn \\\n"
         "  --max-num-batched-tokens 32768 \\\n"
         "  --max-model-len 32768 \\\n"
@@ -229,8 +248,14 @@ def test_every_emitted_flag_is_one_the_real_binary_lists(
 ) -> None:
     dialect = probe(engine.binary)
     tiny = build_argv(engine.binary, get_profile("tiny"), dialect, qwen_path, None, port=8080)
-    smol = build_argv(engine.binary, get_profile("smol-dflash"), dialect, smollm2_path,
-                      dflash_drafter_path, port=8080)
+    smol = build_argv(
+        engine.binary,
+        get_profile("smol-dflash"),
+        dialect,
+        smollm2_path,
+        dflash_drafter_path,
+        port=8080,
+    )
     assert _flags(tiny) <= dialect.flags and _flags(smol) <= dialect.flags
     assert "--spec-type" in tiny and tiny[tiny.index("--spec-type") + 1] == "ngram-mod"
     assert smol[smol.index("--spec-type") + 1] == "draft-dflash"
@@ -243,5 +268,11 @@ def test_a_bee_format_drafter_file_is_refused_by_the_real_upstream_engine(
     bee_draft = tmp_path / "bee.gguf"
     write_random_dflash_drafter(smollm2_path, bee_draft, arch="dflash-draft")
     with pytest.raises(ModelError, match="'dflash-draft'"):
-        build_argv(engine.binary, get_profile("smol-dflash"), probe(engine.binary), smollm2_path,
-                   bee_draft, port=8080)
+        build_argv(
+            engine.binary,
+            get_profile("smol-dflash"),
+            probe(engine.binary),
+            smollm2_path,
+            bee_draft,
+            port=8080,
+        )
