@@ -2,9 +2,10 @@
 
 Every setting is a field of ``Config``; its type hint is the validation spec, so adding a setting is
 one line. Scalars from a later source replace earlier ones. Lists (rules, roots, skills dirs) and
-``mcp_servers`` accumulate instead: a project config can add an allow rule but cannot drop the
-user's deny rules. Relative paths in ``extra_roots`` and ``skills_dirs`` are relative to the
-workspace.
+``mcp_servers`` accumulate instead: a project config cannot drop the user's deny rules. A project
+config comes with the repository, so unless the user trusts the workspace it cannot widen
+permissions, add MCP commands or send code to another endpoint (see ``_PRIVILEGED``).
+Relative paths in ``extra_roots`` and ``skills_dirs`` are relative to the workspace.
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ class Config:
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Extra directories searched for skills (folders holding SKILL.md).
     skills_dirs: list[str] = field(default_factory=list)
+    # Workspaces whose .beecode/config.toml may widen permissions (user config only).
+    trusted_workspaces: list[str] = field(default_factory=list)
+    # Settings an untrusted project config tried to set and that were ignored (for a notice).
+    ignored_project_settings: list[str] = field(default_factory=list)
 
 
 class ConfigError(Exception):
@@ -73,10 +78,16 @@ ENV_VARS = {
     "BEECODE_API_KEY": "api_key",
     "BEECODE_PERMISSION_MODE": "permission_mode",
 }
-_ACCUMULATE = ("allow", "deny", "extra_roots", "skills_dirs", "mcp_servers")
+# A cloned repository's .beecode/config.toml must not widen what beecode may do or where code is
+# sent: these keys count only from the user's own config, env and flags, or a trusted workspace.
+_PRIVILEGED = ("endpoint", "api_key", "allow", "extra_roots", "mcp_servers", "trusted_workspaces")
+_SAFE_PROJECT_MODES = ("ask", "plan")
+_ACCUMULATE = ("allow", "deny", "extra_roots", "skills_dirs", "mcp_servers", "trusted_workspaces")
 _PATH_LISTS = ("extra_roots", "skills_dirs")
 _POSITIVE = ("max_tokens", "bash_timeout_s", "bash_max_timeout_s", "max_output_chars", "max_steps")
-_SPECS: dict[str, Any] = get_type_hints(Config)
+_SPECS: dict[str, Any] = {
+    k: v for k, v in get_type_hints(Config).items() if k != "ignored_project_settings"
+}
 _MCP_KEYS: dict[str, Any] = {
     "command": str,
     "args": list[str],
@@ -99,9 +110,19 @@ def split_rule(rule: str) -> tuple[str, str | None]:
 
 def load_config(workspace: Path, cli: Mapping[str, Any] | None = None) -> Config:
     merged: dict[str, Any] = {}
-    for path in (config_dir() / "config.toml", workspace / ".beecode" / "config.toml"):
-        if path.is_file():
-            _merge(merged, _read_file(path))
+    user_file = config_dir() / "config.toml"
+    if user_file.is_file():
+        _merge(merged, _read_file(user_file))
+    project_file = workspace / ".beecode" / "config.toml"
+    if project_file.is_file():
+        project = _read_file(project_file)
+        if not _trusted(workspace, merged.get("trusted_workspaces", [])):
+            ignored = [k for k in project if k in _PRIVILEGED]
+            if project.get("permission_mode", "ask") not in _SAFE_PROJECT_MODES:
+                ignored.append("permission_mode")
+            project = {k: v for k, v in project.items() if k not in ignored}
+            merged["ignored_project_settings"] = ignored
+        _merge(merged, project)
     for var, key in ENV_VARS.items():
         if os.environ.get(var):
             _merge(merged, {key: _checked(key, os.environ[var], f"environment variable {var}")})
@@ -111,6 +132,11 @@ def load_config(workspace: Path, cli: Mapping[str, Any] | None = None) -> Config
         if key in merged:
             merged[key] = [str((workspace / Path(p).expanduser()).resolve()) for p in merged[key]]
     return Config(**merged)
+
+
+def _trusted(workspace: Path, trusted: list[str]) -> bool:
+    here = workspace.resolve()
+    return any(here == Path(p).expanduser().resolve() for p in trusted)
 
 
 def _read_file(path: Path) -> dict[str, Any]:
