@@ -1,20 +1,24 @@
 """TUI streaming: can the real app keep up with a fast model?
 
-A synthetic agent emits ``TextDelta`` tokens of Markdown-ish prose (paragraphs, lists, code
-blocks) into the real ``BeeApp`` running headless under Pilot, paced at ``--rate`` tok/s (tokens
-due by the clock are emitted together, as network reads deliver them). The last token carries a
-marker; the app's display hook notes the first frame that paints it. Reported per run: the lag
-from the last token's arrival to that frame (ms), the tokens/s rendered over the whole stream,
-and the rate the stream really reached. Target: lag <= 100 ms at 2,000 tok/s. No assertion on
-timing; exit status is non-zero only on errors.
+A synthetic agent emits ``TextDelta`` tokens of a coding answer's Markdown (prose with inline
+code, a list, a fenced code block, repeated) into the real ``BeeApp`` running headless under
+Pilot, paced at ``--rate`` tok/s (tokens due by the clock are emitted together, as network reads
+deliver them). The last token carries a marker; the app's display hook notes the first frame
+that paints it. Reported per run: the lag from the last token's arrival to that frame (ms), the
+tokens/s rendered over the whole stream, and the rate the stream really reached. Target: lag
+<= 100 ms at 2,000 tok/s. No assertion on timing; exit status is non-zero only on errors.
 
-    python benchmarks/tui_stream.py [--rate 2000] [--tokens 4000] [--runs 3] [--out FILE]
+    python benchmarks/tui_stream.py [--rate 2000] [--tokens 4000] [--runs 3] [--history N]
+                                    [--out FILE]
+
+``--history N`` first fills the conversation with N earlier answers (a long session).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import statistics
 import sys
 import tempfile
@@ -32,19 +36,27 @@ MARKER = "QQEND"
 SIZE = (120, 40)
 
 
+# One coding answer's worth of Markdown, repeated: prose with inline code, a short list, prose,
+# and a fenced code block (code dominates the tokens of a coding agent's replies).
+ANSWER = (
+    "The `parse_config` function reads the file once and keeps the values in a dict, so every "
+    "later lookup is cheap. It fails early on a missing key with a clear message.\n\n"
+    "- read the file with `tomllib`\n- check each key against the schema\n"
+    "- report the first problem with its line\n- return the values\n\n"
+    "Here is the whole module, with the tests after it:\n\n```python\n"
+    + "".join(
+        f"def check_{i}(values: dict[str, int]) -> int:\n    return values['k{i}'] + {i}\n"
+        for i in range(20)
+    )
+    + "```\n\n"
+)
+
+
 def synthetic_tokens(count: int) -> list[str]:
-    """Word-sized tokens forming paragraphs, a list and a code block in turn, marker last."""
-    words = "the model streams tokens into the markdown view while the user reads".split()
-    tokens: list[str] = []
-    while len(tokens) < count - 1:
-        section = len(tokens) // 60 % 3
-        if section == 0:
-            tokens += [f"{w} " for w in words * 4] + ["\n\n"]
-        elif section == 1:
-            tokens += [f"- item {i} {w}\n" for i, w in enumerate(words)] + ["\n"]
-        else:
-            tokens += ["```python\n"] + [f"x{i} = {i}\n" for i in range(30)] + ["```\n\n"]
-    return [*tokens[: count - 1], f" {MARKER}"]
+    """``count`` tokens of word-sized pieces of ``ANSWER`` repeated, the marker last."""
+    pieces = re.findall(r"\s*\S+|\s+", ANSWER)
+    body = (pieces * (count // len(pieces) + 1))[: count - 1]
+    return [*body, f" {MARKER}"]
 
 
 class PacedAgent:
@@ -113,13 +125,18 @@ class TimedApp(BeeApp):
                 self.painted_at = time.perf_counter()
 
 
-async def one_run(tokens: list[str], rate: float, workspace: Path) -> dict[str, float]:
+async def one_run(
+    tokens: list[str], rate: float, workspace: Path, history: int
+) -> dict[str, float]:
     agent = PacedAgent(tokens, rate)
     app = TimedApp(SyntheticBackend(agent, workspace))
     app.agent = agent
     async with app.run_test(size=SIZE, headless=True) as pilot:
         while app.core is None:
             await pilot.pause()
+        earlier = [{"role": "user", "content": "again"}, {"role": "assistant", "content": ANSWER}]
+        await app.main.conversation.replay(earlier * history)
+        await pilot.pause()
         await app.main.start_turn("stream")
         deadline = time.perf_counter() + 60
         while app.painted_at is None and time.perf_counter() < deadline:
@@ -140,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
     runs: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory(prefix="beecode-tui-") as folder:
         for number in range(1, args.runs + 1):
-            result = asyncio.run(one_run(tokens, args.rate, Path(folder)))
+            result = asyncio.run(one_run(tokens, args.rate, Path(folder), args.history))
             runs.append(result)
             print(
                 f"run {number}: lag {result['lag_ms']:.1f} ms · rendered "
@@ -149,11 +166,15 @@ def run(args: argparse.Namespace) -> int:
     lags = [r["lag_ms"] for r in runs]
     rendered = statistics.median(r["rendered_tok_s"] for r in runs)
     print(
-        f"tui_stream: {args.tokens} tokens at {args.rate:.0f} tok/s · last-token lag median "
+        f"tui_stream: {args.tokens} tokens at {args.rate:.0f} tok/s after {args.history} earlier "
+        f"answers · last-token lag median "
         f"{statistics.median(lags):.1f} ms (max {max(lags):.1f}) · rendered {rendered:.0f} tok/s"
         " · target lag <= 100 ms"
     )
-    save({**info, "rate": args.rate, "tokens": args.tokens, "runs": runs}, args.out)
+    save(
+        {**info, "rate": args.rate, "tokens": args.tokens, "history": args.history, "runs": runs},
+        args.out,
+    )
     return 0
 
 
@@ -162,6 +183,9 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=2000.0, help="tokens per second")
     parser.add_argument("--tokens", type=int, default=4000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--history", type=int, default=0, help="earlier answers already in the conversation"
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     return main_guard(lambda: run(args))

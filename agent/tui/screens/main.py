@@ -61,7 +61,7 @@ class MainScreen(Screen[None]):
     CSS_PATH = "main.tcss"
     # Here rather than on the app: the screen's own shift+tab (focus previous) would win.
     BINDINGS = [Binding("shift+tab", "app.cycle_mode", "Mode")]
-    busy: var[bool] = var(False, toggle_class="-busy")
+    busy: var[bool] = var(False)
 
     def __init__(self, undo: FileUndo, history: PromptHistory) -> None:
         super().__init__()
@@ -116,8 +116,11 @@ class MainScreen(Screen[None]):
             turn, live, facts.baseline_tok_s if facts else None, history
         )
 
-    def watch_busy(self) -> None:
+    def watch_busy(self, busy: bool) -> None:
         if self.is_mounted:
+            # The state class goes on the prompt, not the screen: a class change on the screen
+            # restyles every widget of the conversation.
+            self.query_one(Prompt).set_class(busy, "-busy")
             self.refresh_lines()
 
     async def reset(self, replay: list[dict[str, Any]]) -> None:
