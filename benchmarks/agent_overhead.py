@@ -1,7 +1,8 @@
 """Agent overhead: decode tok/s the user sees from `beecode -p` against the server's own figure.
 
 For each task, `beecode -p TASK --output-format stream-json --max-turns 1` runs against the `tiny`
-server; the benchmark timestamps every text delta as it arrives on the pipe. The user's rate is
+server (`--tool-mode native`: the small model's constrained steps stream JSON, not text); the
+benchmark timestamps every text delta as it arrives on the pipe. The user's rate is
 (predicted_n - 1) / (last delta - first delta), the same decode steps and window the server uses
 for timings.predicted_per_second. A bare streaming HTTP client sends the same task to the same
 server beside it, so the agent's share of any gap is visible. Target: agent/server >= 0.98.
@@ -55,7 +56,7 @@ def user_rate(stamps: list[float], predicted_n: int) -> float | None:
 def via_agent(task: str, url: str, workspace: Path, env: dict[str, str]) -> dict[str, Any]:
     """One headless turn; the deltas' arrival times and the server's stats from step_stats."""
     argv = [*BEECODE, "-p", task, "--output-format", "stream-json", "--max-turns", "1",
-            "--permission-mode", "plan", "--endpoint", f"{url}/v1"]
+            "--permission-mode", "plan", "--tool-mode", "native", "--endpoint", f"{url}/v1"]
     stamps: list[float] = []
     stats: dict[str, Any] | None = None
     with subprocess.Popen(argv, cwd=workspace, env=env, stdout=subprocess.PIPE,

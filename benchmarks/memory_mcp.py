@@ -2,9 +2,9 @@
 
 `beecode -p` runs one short turn against the `tiny` server; its peak RSS comes from wait4's
 ru_maxrss (the agent process only: llama-server and the MCP servers are other processes). The
-second run configures three stdio MCP servers (benchmarks/mcp_echo_server.py) in the project's
-.beecode/config.toml; each leaves a marker when started, so the run says whether the agent really
-connected them.
+second run configures three stdio MCP servers (benchmarks/mcp_echo_server.py) in the user's
+config.toml; each leaves a marker when started, so the run says whether the agent really connected
+them. ru_maxrss is the larger of the agent's own peak and that of any child it reaped.
 
     python benchmarks/memory_mcp.py [--out FILE]
 """
@@ -73,14 +73,15 @@ def main() -> int:
     def go() -> int:
         with scratch("memory") as home:
             env = isolated_env(home)
-            markers = home / "markers"
+            markers, user_mcp = home / "markers", home / "config-mcp"
             markers.mkdir()
-            config = "max_tokens = 40\n"
-            plain = agent_workspace(home / "plain", config)
-            with_mcp = agent_workspace(home / "mcp", config + mcp_config(markers))
+            user_mcp.mkdir()
+            # MCP servers go in the user config: a project config may not add MCP commands.
+            (user_mcp / "config.toml").write_text(mcp_config(markers))
+            workspace = agent_workspace(home / "work", "max_tokens = 40\n")
             with served("tiny", home / "server.log") as (url, _plan):
-                alone = run_turn(plain, url, env)
-                mcp = run_turn(with_mcp, url, env)
+                alone = run_turn(workspace, url, env)
+                mcp = run_turn(workspace, url, {**env, "BEECODE_CONFIG_DIR": str(user_mcp)})
             started = len(list(markers.iterdir()))
         print(f"agent alone: peak RSS {alone['peak_rss_mib']:.0f} MiB")
         print(f"agent with {N_MCP} MCP servers configured: peak RSS {mcp['peak_rss_mib']:.0f} MiB "
