@@ -1,17 +1,21 @@
-"""Startup: `beecode server up` against starting llama-server by hand with the same arguments.
+"""Startup: `beecode server up` against llama-server by hand, and the TUI's time to interactive.
 
 Both with the engine build and the model already cached. For `server up` the clock runs from the
 command's start to the first 200 on /health (polled from here, beside the command) and to the
 command's return; by hand it runs from Popen of the recorded argv to the first 200. Runs
 alternate, so both see the same page cache. Target: `server up` adds little over the bare launch.
+With tmux installed, it also starts the TUI (`beecode --endpoint URL`) in a 120x40 tmux pane
+against the running server and times it until the status line shows the connected server.
 
-    python benchmarks/startup.py [--reps 3] [--profile tiny] [--out FILE]
+    python benchmarks/startup.py [--reps 3] [--profile tiny] [--no-tui] [--out FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -29,6 +33,7 @@ from _common import (
     ratio,
     save,
     scratch,
+    served,
 )
 
 from server.client import health
@@ -36,6 +41,8 @@ from server.launch import free_port
 from server.supervise import kill_group
 
 POLL_S = 0.01
+TUI_READY = ("server external", "mode plan")  # the status line once the app is connected
+TUI_TIMEOUT_S = 120.0
 
 
 def first_ok(url: str, start: float, stop: threading.Event, found: list[float]) -> None:
@@ -83,16 +90,38 @@ def by_hand(argv: list[str], log: Path) -> float:
             proc.wait()
 
 
+def tui_ready(url: str, workspace: Path, env: dict[str, str]) -> float:
+    """Seconds from starting `beecode` in a tmux pane to the connected status line."""
+    tmux = ["tmux", "-L", f"beecode-bench-{os.getpid()}"]
+    variables = [a for k in ("BEECODE_DATA_DIR", "BEECODE_STATE_DIR", "BEECODE_CONFIG_DIR")
+                 for a in ("-e", f"{k}={env[k]}")]
+    command = f"{' '.join(BEECODE)} --endpoint {url}/v1 --permission-mode plan"
+    start = time.monotonic()
+    subprocess.run([*tmux, "new-session", "-d", "-s", "tui", "-x", "120", "-y", "40", "-c",
+                    str(workspace), *variables, "-e", "TERM=xterm-256color", command], check=True)
+    try:
+        while time.monotonic() - start < TUI_TIMEOUT_S:
+            screen = subprocess.run([*tmux, "capture-pane", "-p", "-t", "tui"],
+                                    capture_output=True, text=True).stdout
+            if all(mark in screen for mark in TUI_READY):
+                return time.monotonic() - start
+            time.sleep(POLL_S * 2)
+        raise RuntimeError(f"the TUI showed no connected status line in {TUI_TIMEOUT_S:.0f} s")
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--profile", default="tiny")
+    parser.add_argument("--no-tui", action="store_true", help="skip the TUI measurement")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
     info = header("startup")
 
     def go() -> int:
-        up_health, up_return, hand = [], [], []
+        up_health, up_return, hand, tui = [], [], [], []
         with scratch("startup") as home:
             env = isolated_env(home)
             for rep in range(args.reps):
@@ -103,6 +132,12 @@ def main() -> int:
                 up_return.append(run["returned_s"])
                 print(f"  rep {rep + 1}: server up healthy {run['health_s']:.2f} s, returned "
                       f"{run['returned_s']:.2f} s; by hand healthy {hand[-1]:.2f} s")
+            if not args.no_tui and shutil.which("tmux"):
+                (home / "work").mkdir()
+                with served(args.profile, home / "tui-server.log") as (url, _plan):
+                    for rep in range(args.reps):
+                        tui.append(tui_ready(url, home / "work", env))
+                        print(f"  rep {rep + 1}: TUI connected after {tui[-1]:.2f} s")
         medians = {name: statistics.median(values) for name, values in
                    (("server_up_health_s", up_health), ("server_up_returned_s", up_return),
                     ("by_hand_health_s", hand))}
@@ -114,7 +149,12 @@ def main() -> int:
               f" to /health, "
               f"{fmt_ratio(ratio(medians['server_up_returned_s'], medians['by_hand_health_s']))}"
               " to return")
-        save({**info, "profile": args.profile, "server_up_health_s": up_health,
+        if tui:
+            print(f"TUI to connected status line (server already running): "
+                  f"{statistics.median(tui):.2f} s (median of {len(tui)})")
+        else:
+            print("TUI: not measured (--no-tui, or tmux is not installed)")
+        save({**info, "profile": args.profile, "tui_ready_s": tui, "server_up_health_s": up_health,
               "server_up_returned_s": up_return, "by_hand_health_s": hand, **medians}, args.out)
         return 0
 
