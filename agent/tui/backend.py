@@ -96,7 +96,7 @@ class LocalBackend:
         url = self.config.endpoint or view.url
         name = model_facts(server_root(url), self.config.api_key)[0] if url else ""
         return Facts(
-            model=Path(name).name or self.config.model or "model",
+            model=Path(name).name.removesuffix(".gguf") or self.config.model or "model",
             profile=None if self.config.endpoint else view.profile,
             n_ctx=agent.n_ctx,
             baseline_tok_s=None,  # no stored no-speculation measurement per profile yet

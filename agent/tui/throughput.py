@@ -14,13 +14,13 @@ def combine(steps: Sequence[TurnStats]) -> TurnStats | None:
     (``None`` when no request speculated), measured by the server only if every request was."""
     if not steps:
         return None
-    predicted = sum(s.predicted_n for s in steps)
-    decode_s = sum(s.predicted_n / s.decode_tok_s for s in steps if s.decode_tok_s > 0)
+    timed = [s for s in steps if s.decode_tok_s > 0]  # a one-token reply has no decode rate
+    decode_s = sum(s.predicted_n / s.decode_tok_s for s in timed)
     drafted = [s for s in steps if s.draft_n is not None]
     return TurnStats(
         source="server" if all(s.source == "server" for s in steps) else "client",
-        decode_tok_s=predicted / decode_s if decode_s > 0 else 0.0,
-        predicted_n=predicted,
+        decode_tok_s=sum(s.predicted_n for s in timed) / decode_s if decode_s > 0 else 0.0,
+        predicted_n=sum(s.predicted_n for s in steps),
         prompt_n=sum(s.prompt_n for s in steps),
         cache_n=sum(s.cache_n for s in steps),
         draft_n=sum(s.draft_n or 0 for s in drafted) if drafted else None,

@@ -33,6 +33,10 @@ class TestCombine:
         turn = combine([stats(), client])
         assert turn is not None and turn.source == "client"
 
+    def test_a_step_without_a_rate_does_not_inflate_the_speed(self) -> None:
+        turn = combine([stats(50, 100), stats(0, 1)])
+        assert turn is not None and turn.decode_tok_s == 50.0 and turn.predicted_n == 101
+
     def test_empty_turn_has_no_figure(self) -> None:
         assert combine([]) is None
 
