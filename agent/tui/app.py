@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,8 @@ class BeeApp(App[None]):
         self._pending: str | None = None  # a prompt typed before the agent was ready
         self._last_interrupt = -QUIT_WINDOW_S
         self._progress: dict[str, str] = {}  # a start or restart in progress: key -> line
+        self._panel_for_progress = False  # the server panel was opened to show that progress
+        self._polled: ServerView | None = None
         self.main = MainScreen(FileUndo(backend.workspace), PromptHistory(history_path))
         self.slash = SlashCommands(self)
 
@@ -81,9 +84,12 @@ class BeeApp(App[None]):
         self._set_progress({**self._progress, key: line})
 
     def _set_progress(self, lines: dict[str, str]) -> None:
+        panel = self.main.query_one(ServerPanel)
+        if lines and not panel.display:
+            panel.display = self._panel_for_progress = True
+        elif not lines and self._panel_for_progress:
+            panel.display = self._panel_for_progress = False  # opened for progress: close again
         self._progress = lines
-        if lines:
-            self.main.query_one(ServerPanel).display = True
         self._show_server()
 
     async def _connect_failed(self, message: str) -> None:
@@ -94,7 +100,7 @@ class BeeApp(App[None]):
     async def _connected(self, core: Core, request: ConnectRequest) -> None:
         first, previous = self.core is None, self.core
         self.core = self.main.core = core
-        self._progress = {}
+        self._set_progress({})
         changed = previous is not None and core.session_id != previous.session_id
         if changed or (first and (request.resume or request.continue_latest)):
             await self.main.reset(replay=core.agent.messages)
@@ -112,12 +118,16 @@ class BeeApp(App[None]):
         self.call_from_thread(self._server_polled, view)
 
     def _server_polled(self, view: ServerView) -> None:
-        self.main.server_view = view
-        self.main.refresh_lines()
+        self._polled = view
         self._show_server()
 
     def _show_server(self) -> None:
-        view = self.main.server_view or ServerView(state="starting")
+        """The status line and the panel from the last poll and any start in progress."""
+        view = self._polled or ServerView(state="starting")
+        if self._progress and view.state == "down":
+            view = replace(view, state="starting", can_restart=False)
+        self.main.server_view = view
+        self.main.refresh_lines()
         self.main.query_one(ServerPanel).show(view, list(self._progress.values()))
 
     @on(ServerPanel.RestartPressed)
@@ -177,6 +187,7 @@ class BeeApp(App[None]):
     def action_toggle_server(self) -> None:
         panel = self.main.query_one(ServerPanel)
         panel.display = not panel.display
+        self._panel_for_progress = False  # the user's choice from now on
         if panel.display:
             self.poll_server()
 

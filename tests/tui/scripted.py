@@ -8,6 +8,7 @@ only ``connect`` is replaced, to hand out scripted agents instead of building on
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -132,15 +133,24 @@ class ScriptedBackend(LocalBackend):
         workspace: Path,
         turns: list[list[Step]] | None = None,
         baseline_tok_s: float | None = None,
+        managed: bool = False,
     ) -> None:
-        super().__init__(workspace, Config(endpoint=ENDPOINT))
+        """``managed``: no endpoint, so the server view is the real managed server's (none
+        runs in the tests' state dir: "down")."""
+        super().__init__(workspace, Config() if managed else Config(endpoint=ENDPOINT))
         self.turns: deque[list[Step]] = deque(turns or [])
         self.baseline_tok_s = baseline_tok_s
         self.requests: list[ConnectRequest] = []
+        self.progress_lines: list[tuple[str, str]] = []
+        self.gate = threading.Event()  # connect() returns once set; tests may hold it
+        self.gate.set()
         self.agent: ScriptedAgent | None = None
 
     def connect(self, request: ConnectRequest, progress: Progress) -> Core:
         self.requests.append(request)
+        for key, line in self.progress_lines:  # as the server's build and download report
+            progress(key, line)
+        self.gate.wait(timeout=30)
         session = Session.open(request.resume) if request.resume else Session.create(self.workspace)
         self.agent = ScriptedAgent(self.turns, session)
         return Core(

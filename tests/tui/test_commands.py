@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import DataTable, OptionList
+from textual.widgets import DataTable, OptionList, Static
 
 from agent.events import StepStats, TextDelta, ToolCallFinished, ToolCallStarted
 from agent.sessions import Session
+from agent.tui.bars import build_line
 from agent.tui.core import ConnectRequest
 from agent.tui.screens.info import PickScreen, TableScreen, TextScreen
 from agent.tui.widgets.server_panel import ServerPanel
-from tests.tui.harness import line, running, send, shown, turn, until
+from tests.tui.harness import SIZE, line, make_app, running, send, shown, turn, until
 from tests.tui.scripted import Effect, ScriptedBackend, stats
 
 
@@ -150,6 +151,23 @@ class TestFilesAndStats:
 
 
 class TestServerAndExtras:
+    async def test_startup_progress_shows_in_the_server_panel(self, workspace: Path) -> None:
+        backend = ScriptedBackend(workspace, managed=True)
+        backend.progress_lines = [("build", build_line(3, 10)), ("step", "loading model")]
+        backend.gate.clear()
+        app = make_app(backend)
+        async with app.run_test(size=SIZE) as pilot:
+            panel = app.main.query_one(ServerPanel)
+            log = panel.query_one("#server-log", Static)
+            await until(pilot, lambda: "loading model" in str(log.content))
+            assert panel.display
+            assert str(log.content).startswith("building llama-server ██████░")
+            assert "server starting" in str(panel.query_one("#server-summary", Static).content)
+            backend.gate.set()
+            await until(pilot, lambda: app.core is not None)
+            assert not panel.display  # opened for the start, closed after it
+            assert "server down" in line(app, "#status")  # nothing runs in the tests' state dir
+
     async def test_server_panel_toggles_and_shows_the_endpoint(self, workspace: Path) -> None:
         async with running(ScriptedBackend(workspace)) as (app, pilot):
             panel = app.main.query_one(ServerPanel)

@@ -88,7 +88,6 @@ class MainScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(ServerPanel).display = False
         self.refresh_lines()
         self.query_one("#prompt-input").focus()
 
