@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from agent.config import ConfigError, load_config
-from agent.headless import FORMATS, run_headless
+
+# agent.headless loads openai (~0.6 s); it is imported only for -p, so the TUI starts fast.
+OUTPUT_FORMATS = ("text", "json", "stream-json")  # == agent.headless.FORMATS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -25,7 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-p", "--print", dest="task", metavar="TASK", help="run one task headless and exit"
     )
-    parser.add_argument("--output-format", choices=FORMATS, default="text")
+    parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
     parser.add_argument("--permission-mode", choices=("ask", "auto-edit", "yolo", "plan"))
     parser.add_argument("--max-turns", type=int, metavar="N", help="model requests per task")
     parser.add_argument("--endpoint", metavar="URL", help="an OpenAI-compatible server to use")
@@ -74,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     if not options.task.strip():
         print("beecode: -p needs a task", file=sys.stderr)
         return 2
+    from agent.headless import run_headless
+
     return run_headless(
         options.task,
         config,

@@ -5,9 +5,9 @@ reply calls tools, each call is checked (arguments, permissions), run (``agent.c
 result appended; otherwise the reply is the answer. Every message, permission decision and stat
 goes to the session as it happens. The loop never prints: faces get typed events.
 
-Stops: the answer (done), ``max_steps``, three invalid calls in a row or the same failing call
-three times (tool_failures), a model error (error), or ``cancel()`` (cancelled). History stays
-valid in every case: no tool call is left without a result, no bad JSON is sent back.
+Stops: the answer (done), ``max_steps``, three invalid calls in a row or the same call with the
+same result three times (tool_failures), a model error (error), or ``cancel()`` (cancelled).
+History stays valid in every case: no call is left without a result, no bad JSON is sent back.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from typing import Any
+from typing import Any, Literal
 
 from agent.calls import CallRunner
 from agent.config import Config
@@ -27,15 +27,16 @@ from agent.context import (
     trim_tool_result,
 )
 from agent.events import ErrorEvent, EventSink, Notice, StepStats, TurnFinished, TurnStats
+from agent.habits import CHECK_NUDGE, ReadLedger, TurnWatch
 from agent.model import ChatModel, ContextOverflow, ModelError
 from agent.permissions import Permissions
 from agent.reply import Call, Reply, collect
 from agent.sessions import Session
+from agent.stepschema import STEP_GUIDE
 from tools.base import ToolContext, ToolResult
 from tools.registry import ToolRegistry
 
 MAX_INVALID_STREAK = 3  # invalid calls in a row before the turn stops
-MAX_SAME_FAILURE = 3  # the same call failing the same way, before the turn stops
 NATIVE_INVALID_SWITCH = 2  # invalid native calls before "auto" switches to constrained steps
 TRIMMED_RESULT_CHARS = 2_000  # tool results are cut to this when compaction has nothing else
 
@@ -43,9 +44,9 @@ TRIMMED_RESULT_CHARS = 2_000  # tool results are cut to this when compaction has
 class _Stop(Exception):
     """Ends the turn early with a stop reason and a message for the user."""
 
-    def __init__(self, reason: str, message: str) -> None:
+    def __init__(self, reason: Literal["max_steps", "tool_failures"], message: str) -> None:
         super().__init__(message)
-        self.reason = reason
+        self.reason: Literal["max_steps", "tool_failures"] = reason
 
 
 @dataclasses.dataclass
@@ -53,7 +54,7 @@ class _Turn:
     emit: EventSink
     stats: list[TurnStats] = dataclasses.field(default_factory=list)
     invalid_streak: int = 0
-    failures: dict[str, int] = dataclasses.field(default_factory=dict)
+    watch: TurnWatch = dataclasses.field(default_factory=TurnWatch)
 
 
 class Agent:
@@ -75,12 +76,14 @@ class Agent:
         self.model, self.registry, self.session, self.config = model, registry, session, config
         self.n_ctx = n_ctx
         self.counter = counter or TokenCounter(None)
-        self.messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
-        # The system prompt is rebuilt each run; sessions hold the conversation after it.
-        self.messages += [m for m in session.messages() if m.get("role") != "system"]
         mode = config.tool_mode
         self.constrained = mode == "constrained" or (mode == "auto" and constrained)
+        guide = STEP_GUIDE if self.constrained else ""
+        self.messages: list[dict[str, Any]] = [{"role": "system", "content": system + guide}]
+        # The system prompt is rebuilt each run; sessions hold the conversation after it.
+        self.messages += [m for m in session.messages() if m.get("role") != "system"]
         self._runner = CallRunner(registry, permissions, ctx, session)
+        self._ledger = ReadLedger(registry, ctx.workspace)
         self._native_invalid = 0
         self._task: asyncio.Task[TurnFinished] | None = None
         self._cancelled = False
@@ -96,7 +99,7 @@ class Agent:
         except asyncio.CancelledError:
             if not self._cancelled:
                 raise
-            finished = TurnFinished(turn.stats, "cancelled", "")
+            finished = TurnFinished(turn.stats, "cancelled", "Cancelled by the user.")
         finally:
             self._task = None
         emit(finished)
@@ -120,13 +123,16 @@ class Agent:
                 reply = await self._ask(turn)
                 if not reply.calls:
                     self._add({"role": "assistant", "content": reply.text})
+                    if self.constrained and turn.watch.wants_check():
+                        self._add({"role": "user", "content": CHECK_NUDGE})
+                        continue
                     return TurnFinished(turn.stats, "done", reply.text)
                 self._add(_assistant_message(reply))
                 await self._run_calls(reply.calls, turn)
             raise _Stop("max_steps", f"Stopped: reached the step limit ({self.config.max_steps}).")
         except _Stop as stop:
             turn.emit(Notice(str(stop), "warning"))
-            return TurnFinished(turn.stats, stop.reason, str(stop))  # type: ignore[arg-type]
+            return TurnFinished(turn.stats, stop.reason, str(stop))
         except ModelError as e:
             turn.emit(ErrorEvent(str(e)))
             return TurnFinished(turn.stats, "error", str(e))
@@ -171,23 +177,25 @@ class Agent:
             turn.invalid_streak = turn.invalid_streak + 1 if call.error else 0
             if call.error and not self.constrained:
                 self._native_invalid += 1
-        results: dict[str, ToolResult] = {}
+            call.error = call.error or self._ledger.unread_edit(call)
+        answered: set[str] = set()
 
         def record(call: Call, result: ToolResult) -> None:
-            results[call.id] = result
-            self._add({"role": "tool", "tool_call_id": call.id, "content": result.output})
+            answered.add(call.id)
+            self._ledger.observe(call, result)
+            note = turn.watch.observe(call, self._ledger.kind(call), result)
+            self._add({"role": "tool", "tool_call_id": call.id, "content": result.output + note})
 
         try:
             await self._runner.run(calls, turn.emit, record)
         finally:
             # Every call gets a result message, also when the turn was cancelled midway.
             for call in calls:
-                if call.id not in results:
+                if call.id not in answered:
                     record(call, ToolResult("Cancelled by the user.", is_error=True))
         self._maybe_switch_mode(turn.emit)
-        for call in calls:
-            if results[call.id].is_error:
-                self._guard(call, results[call.id].output, turn)
+        if turn.watch.stuck:
+            raise _Stop("tool_failures", turn.watch.stuck)
         if turn.invalid_streak >= MAX_INVALID_STREAK:
             raise _Stop(
                 "tool_failures",
@@ -195,22 +203,14 @@ class Agent:
                 f"row; the last: {calls[-1].error}",
             )
 
-    @staticmethod
-    def _guard(call: Call, output: str, turn: _Turn) -> None:
-        """Stop a call that keeps failing the same way: the model is stuck."""
-        key = f"{call.name} {json.dumps(call.arguments, sort_keys=True)} {output}"
-        turn.failures[key] = turn.failures.get(key, 0) + 1
-        if turn.failures[key] >= MAX_SAME_FAILURE:
-            raise _Stop(
-                "tool_failures",
-                f"Stopped: {call.name} failed the same way "
-                f"{MAX_SAME_FAILURE} times: {output[:200]}",
-            )
-
     def _maybe_switch_mode(self, emit: EventSink) -> None:
         if self.config.tool_mode == "auto" and not self.constrained:
             if self._native_invalid >= NATIVE_INVALID_SWITCH:
                 self.constrained = True
+                self.messages[0] = {
+                    **self.messages[0],
+                    "content": self.messages[0]["content"] + STEP_GUIDE,
+                }
                 emit(Notice("The model's tool calls were invalid; switching to constrained steps."))
 
     async def _compact(self, emit: EventSink, *, force: bool) -> None:

@@ -83,6 +83,10 @@ async def collect(
         if found.calls:
             reply.text = found.text
             reply.calls = [_call(c, reply.finish_reason) for c in found.calls]
+    ids = [c.id for c in reply.calls]
+    for i, c in enumerate(reply.calls):
+        if c.id in ids[:i]:  # results are matched by id: a repeated one would be ambiguous
+            c.id = new_call_id()
 
 
 def _call(parsed: ParsedCall, finish_reason: str | None, call_id: str = "") -> Call:

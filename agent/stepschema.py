@@ -13,6 +13,35 @@ from typing import Any
 
 from agent.toolcalls import ParsedCall, call_from_object, loads_lenient
 
+# Appended to the system prompt in constrained mode: the format, and one worked task, which small
+# models follow far better than a description alone.
+STEP_GUIDE = """
+
+# Reply format
+Each reply is one JSON object: {"name": <tool>, "arguments": {...}} to use a tool, or
+{"answer": "<what you did>"} once the task is done. For example, to "create add.py that prints
+2+3, then run it", the replies are, one per turn:
+{"name": "write", "arguments": {"path": "add.py", "content": "print(2 + 3)\\n"}}
+{"name": "bash", "arguments": {"command": "python3 add.py"}}
+{"answer": "Created add.py; running it printed 5."}"""
+
+
+def essential(parameters: dict[str, Any]) -> dict[str, Any]:
+    """The arguments schema without optional knobs (numbers, flags, enums). A grammar lets a
+    small model fill every optional field, and it does: ``bash`` came back with ``job: 1`` and
+    ``action: "read"`` beside its command. Required fields and optional text stay."""
+    properties = parameters.get("properties")
+    if parameters.get("type") != "object" or not isinstance(properties, dict):
+        return parameters
+    required = set(parameters.get("required") or ())
+    kept = {
+        name: schema
+        for name, schema in properties.items()
+        if name in required
+        or not (schema.get("type") in ("integer", "number", "boolean") or "enum" in schema)
+    }
+    return {**parameters, "properties": kept}
+
 
 def step_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
     branches: list[dict[str, Any]] = []
@@ -23,7 +52,7 @@ def step_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
                 "type": "object",
                 "properties": {
                     "name": {"const": function["name"]},
-                    "arguments": function.get("parameters") or {"type": "object"},
+                    "arguments": essential(function.get("parameters") or {"type": "object"}),
                 },
                 "required": ["name", "arguments"],
                 "additionalProperties": False,

@@ -109,7 +109,7 @@ def test_tool_failures_exit_3(ws: Path) -> None:
     bad = call("read", {"path": "missing.txt"})
     status, _, err = run(ws, [bad, bad, bad], "text")
     assert status == 3
-    assert "beecode: Stopped: read failed the same way 3 times" in err
+    assert "beecode: Stopped: the same read call gave the same result 3 times" in err
 
 
 def test_model_errors_exit_1(ws: Path) -> None:

@@ -1,0 +1,89 @@
+"""Work habits the loop enforces, because small local models do not keep them on their own.
+
+- Read before changing: an edit of an existing file the session has not read is refused with a
+  note to read it first (small models overwrite files they never looked at).
+- Do not loop: the same call with the same result is flagged the second time and ends the turn
+  the third time.
+- Check your work: in constrained mode, an answer right after a file change gets one request
+  to run, compile or read what changed first (small models claim results they never saw).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent.reply import Call
+from tools.base import ToolResult
+from tools.registry import ToolRegistry
+
+MAX_REPEATS = 3  # the same call with the same result, before the turn stops
+REPEAT_NOTE = "\n[You made this exact call before and got this same result. Do something else.]"
+CHECK_NUDGE = "Before you answer, check your change: run, compile or read what you changed."
+
+
+@dataclass
+class TurnWatch:
+    """One turn's record of results, for the repeat guard and the check nudge."""
+
+    repeats: dict[str, int] = field(default_factory=dict)
+    stuck: str | None = None  # why the turn must stop
+    unchecked_edit: bool = False  # a file changed and nothing ran or read since
+    nudged: bool = False
+
+    def observe(self, call: Call, kind: str | None, result: ToolResult) -> str:
+        """Record a result; returns a note to append to it for the model (or "")."""
+        if not result.is_error:
+            self.unchecked_edit = kind == "edit"
+        key = f"{call.name} {json.dumps(call.arguments, sort_keys=True)} {result.output}"
+        count = self.repeats[key] = self.repeats.get(key, 0) + 1
+        if count >= MAX_REPEATS and self.stuck is None:
+            self.stuck = (
+                f"Stopped: the same {call.name} call gave the same result {count} times: "
+                f"{result.output[:200]}"
+            )
+        return REPEAT_NOTE if count == MAX_REPEATS - 1 else ""
+
+    def wants_check(self) -> bool:
+        """True once per turn, when the model answers right after changing a file."""
+        if not self.unchecked_edit or self.nudged:
+            return False
+        self.nudged = True
+        return True
+
+
+class ReadLedger:
+    """Files the session has read or written, so edits of unseen files can be refused."""
+
+    def __init__(self, registry: ToolRegistry, workspace: Path) -> None:
+        self.registry, self.workspace = registry, workspace
+        self.seen: set[Path] = set()
+
+    def kind(self, call: Call) -> str | None:
+        tool = self.registry.get(call.name)
+        return tool.kind(call.arguments) if tool and call.arguments is not None else None
+
+    def _paths(self, call: Call) -> list[Path]:
+        tool = self.registry.get(call.name)
+        if tool is None or call.arguments is None:
+            return []
+        return [(self.workspace / p).resolve() for p in tool.paths(call.arguments)]
+
+    def unread_edit(self, call: Call) -> str | None:
+        """Why this edit must wait (an existing file never read), or None."""
+        if self.kind(call) != "edit":
+            return None
+        for path in self._paths(call):
+            if path.is_file() and path not in self.seen:
+                shown = (
+                    path.relative_to(self.workspace)
+                    if path.is_relative_to(self.workspace)
+                    else path
+                )
+                return f"{shown} exists and you have not read it; read it first, then change it"
+        return None
+
+    def observe(self, call: Call, result: ToolResult) -> None:
+        if not result.is_error and self.kind(call) in ("read", "edit"):
+            self.seen.update(self._paths(call))
