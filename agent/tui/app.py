@@ -61,7 +61,8 @@ class BeeApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.main)
-        self.connect(self._request)
+        # After the first paint: the connect thread's imports would compete for the GIL.
+        self.call_after_refresh(self.connect, self._request)
         self.poll_server()
         self.set_interval(SERVER_POLL_S, self.poll_server)
 
