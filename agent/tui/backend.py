@@ -91,15 +91,18 @@ class LocalBackend:
 
     def _facts(self, agent: Any) -> Facts:
         from agent.app import model_facts, server_root
+        from agent.tui.baseline import measured_baseline  # loads the bench code: off the UI
+        from server.paths import data_dir
 
         view = self.server(0)
         url = self.config.endpoint or view.url
         name = model_facts(server_root(url), self.config.api_key)[0] if url else ""
+        profile = None if self.config.endpoint else view.profile
         return Facts(
             model=Path(name).name.removesuffix(".gguf") or self.config.model or "model",
-            profile=None if self.config.endpoint else view.profile,
+            profile=profile,
             n_ctx=agent.n_ctx,
-            baseline_tok_s=None,  # no stored no-speculation measurement per profile yet
+            baseline_tok_s=measured_baseline(profile, data_dir() / "bench") if profile else None,
         )
 
     def sessions(self) -> list[SessionRow]:

@@ -3,15 +3,18 @@ prompt history, /undo snapshots and /diff."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from agent.events import ToolCallFinished, ToolCallStarted
+from agent.tui.baseline import measured_baseline
 from agent.tui.completion import complete, path_options
 from agent.tui.gitdiff import NotARepository, uncommitted
 from agent.tui.history import PromptHistory
 from agent.tui.undo import FileUndo
+from server.bench_stats import Sample, as_json, summarize
 
 
 def edit(undo: FileUndo, path: Path, content: str, name: str = "edit", error: bool = False) -> None:
@@ -124,3 +127,31 @@ class TestDiff:
     def test_outside_a_repository(self, workspace: Path) -> None:
         with pytest.raises(NotARepository, match="not inside a git repository"):
             uncommitted(workspace)
+
+
+class TestBaseline:
+    """The speed-up's divisor, read from `beecode bench` summaries built with its own code."""
+
+    @staticmethod
+    def summary(folder: Path, profile: str, speeds: dict[str, list[float]]) -> None:
+        samples = [
+            Sample(f"p{i}", mode, 0, 0.7, 100, tok_s, 1.0, 10, 0, None, None)
+            for mode, values in speeds.items()
+            for i, tok_s in enumerate(values)
+        ]
+        folder.mkdir(parents=True)
+        data = {"profile": profile, "rows": as_json(summarize(samples))}
+        (folder / "summary.json").write_text(json.dumps(data))
+
+    def test_newest_run_of_the_profile_wins(self, tmp_path: Path) -> None:
+        self.summary(tmp_path / "20260101-000000", "tiny", {"none": [10, 20, 30]})
+        self.summary(tmp_path / "20260102-000000", "tiny", {"none": [40, 50, 60], "ngram": [99]})
+        self.summary(tmp_path / "20260103-000000", "other", {"none": [1]})
+        (tmp_path / "20260104-000000").mkdir()
+        (tmp_path / "20260104-000000" / "summary.json").write_text('{"torn')
+        assert measured_baseline("tiny", tmp_path) == 50.0
+
+    def test_unknown_profile_has_no_baseline(self, tmp_path: Path) -> None:
+        self.summary(tmp_path / "20260101-000000", "tiny", {"ngram": [10]})
+        assert measured_baseline("tiny", tmp_path) is None
+        assert measured_baseline("big", tmp_path) is None

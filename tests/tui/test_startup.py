@@ -9,12 +9,21 @@ import sys
 from agent.cli import OUTPUT_FORMATS
 from agent.headless import FORMATS
 
-HEAVY = ("openai", "httpx", "mcp", "tiktoken", "agent.app", "agent.loop", "server.supervise")
+HEAVY = (
+    "openai",
+    "httpx",
+    "mcp",
+    "tiktoken",
+    "agent.app",
+    "agent.loop",
+    "server.supervise",
+    "server.bench_stats",
+)
 
 
 def test_cli_and_app_modules_load_nothing_heavy() -> None:
     code = (
-        "import sys, agent.cli, agent.tui.app;"
+        "import sys, agent.cli, agent.tui.app, agent.tui.backend;"
         f"print([m for m in {HEAVY!r} if m in sys.modules])"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
