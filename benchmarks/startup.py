@@ -41,7 +41,8 @@ from server.launch import free_port
 from server.supervise import kill_group
 
 POLL_S = 0.01
-TUI_READY = ("server external", "mode plan")  # the status line once the app is connected
+# The status line once the app has the server's context size (it is connected).
+TUI_READY = ("ctx 0/", "mode plan")
 TUI_TIMEOUT_S = 120.0
 
 
@@ -99,6 +100,9 @@ def tui_ready(url: str, workspace: Path, env: dict[str, str]) -> float:
     start = time.monotonic()
     subprocess.run([*tmux, "new-session", "-d", "-s", "tui", "-x", "120", "-y", "40", "-c",
                     str(workspace), *variables, "-e", "TERM=xterm-256color", command], check=True)
+    # Without a client terminal tmux may fall back to 80x24; the size must not vary between runs.
+    subprocess.run([*tmux, "resize-window", "-t", "tui", "-x", "120", "-y", "40"], check=True)
+    screen = ""
     try:
         while time.monotonic() - start < TUI_TIMEOUT_S:
             screen = subprocess.run([*tmux, "capture-pane", "-p", "-t", "tui"],
@@ -106,7 +110,9 @@ def tui_ready(url: str, workspace: Path, env: dict[str, str]) -> float:
             if all(mark in screen for mark in TUI_READY):
                 return time.monotonic() - start
             time.sleep(POLL_S * 2)
-        raise RuntimeError(f"the TUI showed no connected status line in {TUI_TIMEOUT_S:.0f} s")
+        shown = " | ".join(line.strip() for line in screen.splitlines() if line.strip())
+        raise RuntimeError(f"the TUI showed no connected status line in {TUI_TIMEOUT_S:.0f} s; "
+                           f"the screen: {shown[-400:]}")
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
 

@@ -99,7 +99,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str]) -> int:
     """`beecode bench ...` (agent/cli.py passes its args through)."""
     args = parse_args(argv)
-    console = Console(record=True)
+    console = Console()
     if not console.is_terminal:
         console.width = REPORT_WIDTH  # a pipe or file gets the whole table, not 80 columns
     try:
@@ -255,6 +255,8 @@ def _finish(bench: BenchRun, profile: str | None, model: str, console: Console) 
     info = machine()
     title = f"{model} ({profile or 'endpoint'})\n{machine_line(info)}"
     print_report(console, rows, agreements, title)
+    with (bench.out / "report.txt").open("w") as report:
+        print_report(Console(file=report, width=REPORT_WIDTH), rows, agreements, title)
     chart = write_chart(rows, bench.out / "chart.png", title)
     summary = {
         "schema": 1,
@@ -274,5 +276,4 @@ def _finish(bench: BenchRun, profile: str | None, model: str, console: Console) 
         "files": {"chart": chart.name, "report": "report.txt", "raw": "raw", "logs": "logs"},
     }
     (bench.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-    console.save_text(str(bench.out / "report.txt"), clear=False)
     return bench.out
