@@ -60,6 +60,19 @@ def test_quick_bench_writes_table_chart_summary_and_reads_drafts(
     assert (out / "logs" / "none.log").is_file()
 
 
+def test_quick_bench_of_an_endpoint_runs_it_as_configured(
+    tiny_server: str, own_dirs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = own_dirs / "bench"
+    status = beecode(["bench", "--quick", "--endpoint", tiny_server, "--out", str(out)])
+    assert status == 0, capsys.readouterr().err
+    summary = json.loads((out / "summary.json").read_text())
+    (row,) = summary["rows"]
+    assert (row["mode"], row["speedup"], summary["profile"]) == ("as configured", None, None)
+    assert summary["agreement"] == [] and summary["servers"][0]["endpoint"] == tiny_server
+    assert row["completion_tokens"]["median"] > 0 and summary["servers"][0]["build_info"]
+
+
 def test_bench_refuses_a_mode_the_profile_cannot_serve(
     own_dirs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
