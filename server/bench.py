@@ -107,6 +107,9 @@ def main(argv: list[str]) -> int:
     except ServerError as exc:
         print(f"beecode: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:  # the results folder: not writable, disk full
+        print(f"beecode: cannot write bench results: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("beecode: bench interrupted", file=sys.stderr)
         return 130
@@ -127,23 +130,28 @@ def run(args: argparse.Namespace, console: Console) -> Path:
     reps = args.reps if args.reps is not None else (1 if args.quick else 3)
     if reps < 1:
         raise BenchError("--reps must be at least 1")
+    if args.endpoint and (args.modes or args.profile):
+        raise BenchError("--endpoint benches the server as configured: no --modes or --profile")
     out = args.out or data_dir() / "bench" / time.strftime("%Y%m%d-%H%M%S")
     bench = BenchRun(out, _prompts(args), reps, not args.no_lossless)
-    out.mkdir(parents=True, exist_ok=True)
     if args.endpoint:
-        if args.modes or args.profile:
-            raise BenchError("--endpoint benches the server as configured: no --modes or --profile")
+        profile_name, model = None, get_props(args.endpoint, args.api_key).model_path
+        out.mkdir(parents=True, exist_ok=True)
         _run_endpoint(bench, args.endpoint, args.api_key, console)
-        profile_name, title_model = None, get_props(args.endpoint, args.api_key).model_path
-    else:
-        profile = get_profile(args.profile or default_profile_name(gpus()))
-        modes = parse_modes(args.modes) if args.modes else default_modes(profile)
-        if args.quick and not args.modes:
-            modes = modes[:2]
-        bench.sampling = {k: v for k, v in profile.sampling.items() if k != "temperature"}
+        return _finish(bench, profile_name, Path(model).name, console)
+    profile = get_profile(args.profile or default_profile_name(gpus()))
+    modes = parse_modes(args.modes) if args.modes else default_modes(profile)
+    if args.quick and not args.modes:
+        modes = modes[:2]  # a smoke run: none and the profile's own speculation
+    bench.sampling = {k: v for k, v in profile.sampling.items() if k != "temperature"}
+    out.mkdir(parents=True, exist_ok=True)
+    try:
         _run_modes(bench, profile, modes, args.draft_max, console)
-        profile_name, title_model = profile.name, profile.target.filename
-    return _finish(bench, profile_name, Path(title_model).name, console)
+    except BaseException:
+        if bench.samples:  # an error or ^C mid-run still leaves what was measured
+            _finish(bench, profile.name, Path(profile.target.filename).name, console)
+        raise
+    return _finish(bench, profile.name, Path(profile.target.filename).name, console)
 
 
 def _run_modes(bench: BenchRun, profile: Profile, modes: list[Mode], draft_max: int | None,
@@ -211,7 +219,10 @@ def _complete(http: httpx.Client, bench: BenchRun, prompt: BenchPrompt, mode: st
         raise ServerError(f"{mode}: request for {prompt.name} failed: {exc}") from None
     if reply.status_code != 200:
         raise ServerError(f"{mode}: {prompt.name} answered {reply.status_code}: {reply.text[:200]}")
-    data = reply.json()
+    try:
+        data = reply.json()
+    except ValueError:
+        raise ServerError(f"{mode}: {prompt.name} answered no JSON: {reply.text[:200]}") from None
     name = f"{prompt.name}-{'t0' if rep < 0 else f'r{rep + 1}'}.json"
     raw = bench.out / "raw" / _slug(mode) / name
     raw.parent.mkdir(parents=True, exist_ok=True)
