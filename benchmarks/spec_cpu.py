@@ -27,10 +27,9 @@ DFLASH_MODES = "none,dflash,dflash+ngram-mod"
 
 
 def bench(profile: str, modes: str, reps: int, out: Path, quick: bool) -> dict[str, Any]:
-    argv = ["--profile", profile, "--modes", modes, "--reps", str(reps), "--out", str(out),
-            "--suite", "edit"]
-    if quick:  # a smoke run for tests: one short copy-heavy prompt
-        argv += ["--suite", "quick", "--max-tokens", "64"]
+    # --quick is a smoke run for tests: one short copy-heavy prompt, 64 tokens.
+    suite = ["--suite", "quick"] if quick else ["--suite", "edit"]
+    argv = ["--profile", profile, "--modes", modes, "--reps", str(reps), "--out", str(out), *suite]
     run(parse_args(argv), Console(width=130))
     summary: dict[str, Any] = json.loads((out / "summary.json").read_text())
     return summary
