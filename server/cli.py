@@ -58,6 +58,9 @@ def main(argv: list[str]) -> int:
         command: Callable[[argparse.Namespace], int] = COMMANDS[args.command]
         return command(args)
     except ServerError as exc:
+        tail = getattr(exc, "log_tail", "")  # a failed build shows the end of its log first
+        if tail:
+            print("\n".join(f"  {line}" for line in tail.splitlines()[-15:]), file=sys.stderr)
         print(f"beecode: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -180,6 +183,7 @@ def _build(args: argparse.Namespace) -> int:
         UPSTREAM_SOURCE,
         EngineSource,
         default_options,
+        default_source,
         ensure_engine,
     )
     from server.gpu import gpus
@@ -188,19 +192,22 @@ def _build(args: argparse.Namespace) -> int:
     cuda = bool(gpus()) if args.cuda is None else args.cuda
     named = {"pypi": PYPI_SOURCE, "beellama": BEELLAMA_SOURCE, "upstream": UPSTREAM_SOURCE}
     if args.source is None:
-        source = BEELLAMA_SOURCE if cuda else PYPI_SOURCE
+        source = default_source(cuda)
     elif args.source in named:
         source = named[args.source]
     else:
         source = EngineSource("local", str(Path(args.source).expanduser().resolve()))
     options = default_options(cuda)
+    started = time.monotonic()
     with RichHooks().shown() as hooks:
         engine = ensure_engine(source, options, hooks.build)
     choose_engine(source, options)
+    fresh = time.monotonic() - started > engine.build_s / 2
+    how = f"built in {engine.build_s:.0f} s" if fresh else "already built"
     print(f"llama-server {engine.binary}")
     print(
-        f"  from {source.kind} {source.ref}, commit {engine.commit}, {options.backend}, "
-        f"built in {engine.build_s:.0f} s; `beecode server up` uses it for {options.backend}"
+        f"  from {source.kind} {source.ref} (commit {engine.commit}, {options.backend}), {how}; "
+        f"`beecode server up` uses it for {options.backend} profiles"
     )
     return 0
 

@@ -33,7 +33,7 @@ from server.gpu import gpus
 from server.models import ensure_model
 from server.profiles import Profile, default_profile_name, get_profile
 from server.progress import Hooks
-from server.state import chosen_engine
+from server.state import chosen_engine as chosen_engine  # re-exported: callers import it here
 
 # BeeLlama <= 0.3: the seed's boot log shows cross_ctx=1024 and Bee's quickstart found no gain above
 # it; 256 is the draft context Bee forces for DFlash anyway, passed so the command says so.

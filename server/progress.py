@@ -59,8 +59,8 @@ class RichHooks:
             self._progress.update(
                 task, completed=p.done, total=p.total, detail=f"[{p.done}/{p.total}]"
             )
-        else:
-            self._progress.update(task, detail=p.line)
+        else:  # a step without a count just finished: "fetch_s", "configure_s"
+            self._progress.update(task, detail=f"{p.line.removesuffix('_s')} done")
 
     def on_download(self, what: str, done: int, total: int) -> None:
         task = self._task(f"download:{what}", f"fetching {what}")

