@@ -16,6 +16,7 @@ from agent.events import (
     ToolCallStarted,
 )
 from agent.tui.widgets.blocks import ToolBlock
+from agent.tui.widgets.conversation import SHOWN, SLACK, EarlierBlocks
 from tests.tui.harness import line, running, send, shown, turn, until
 from tests.tui.scripted import Hold, ScriptedBackend, stats
 
@@ -157,3 +158,19 @@ class TestCancelAndErrors:
             await turn(app, pilot, "q")
             assert "the turn failed: connection reset" in shown(app)
             assert app.is_running
+
+
+class TestLongSessions:
+    async def test_older_blocks_are_hidden_and_come_back_at_the_top(self, workspace: Path) -> None:
+        async with running(ScriptedBackend(workspace)) as (app, pilot):
+            view = app.main.conversation
+            for number in range(SHOWN + SLACK + 1):
+                await view.note(f"note {number}")
+            await pilot.pause()
+            shown = [note for note in view.query(".note.-info") if note.display]
+            assert len(shown) == SHOWN  # the newest; the others wait above
+            earlier = view.query_one(EarlierBlocks)
+            assert earlier.display and "▲ 11 earlier blocks" in str(earlier.content)
+            view.scroll_home(animate=False)  # the user scrolls to the top
+            await until(pilot, lambda: not earlier.display)
+            assert all(note.display for note in view.query(".note.-info"))

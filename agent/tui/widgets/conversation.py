@@ -5,14 +5,31 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from textual import on
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown
+from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from agent.events import ToolCallFinished, ToolCallStarted
 from agent.tui import format as fmt
 from agent.tui.widgets.blocks import Note, ToolBlock, UserMessage
+
+# Textual lays out every displayed widget of the screen whenever anything changes size, as a
+# streaming reply does many times a second; in a long session that work grows with the history
+# and the stream falls behind. Only the newest blocks stay displayed; older ones are hidden (not
+# removed) and come back, a batch at a time, when the user scrolls to the top.
+SHOWN = 20
+SLACK = 10  # hide in batches rather than one block per new block
+
+
+class EarlierBlocks(Static):
+    """The note at the top standing for the hidden blocks; clicking it shows them."""
+
+    def on_click(self) -> None:
+        self.post_message(Conversation.ShowEarlier())
 
 
 class Conversation(VerticalScroll):
@@ -20,18 +37,62 @@ class Conversation(VerticalScroll):
     appended in batches, so the widget never re-renders the whole reply per token. The view is
     anchored to the bottom until the user scrolls up."""
 
+    class ShowEarlier(Message):
+        pass
+
     def __init__(self) -> None:
         super().__init__(id="conversation")
         self._text: MarkdownStream | None = None
         self._reasoning: MarkdownStream | None = None
         self._tools: dict[str, ToolBlock] = {}
 
+    def compose(self) -> ComposeResult:
+        yield EarlierBlocks(classes="note", id="earlier")
+
     def on_mount(self) -> None:
+        self.query_one(EarlierBlocks).display = False
         self.anchor()
+
+    def _blocks(self) -> list[Widget]:
+        return [child for child in self.children if not isinstance(child, EarlierBlocks)]
 
     async def _add(self, widget: Widget) -> None:
         await self.mount(widget)
+        self._hide_older()
         self.anchor()  # a new block follows the output again, as when a turn starts
+
+    def _hide_older(self) -> None:
+        shown = [block for block in self._blocks() if block.display]
+        if len(shown) > SHOWN + SLACK:
+            with self.app.batch_update():
+                for block in shown[: len(shown) - SHOWN]:
+                    block.display = False
+            self._count_hidden()
+
+    def _count_hidden(self) -> None:
+        hidden = sum(1 for block in self._blocks() if not block.display)
+        note = self.query_one(EarlierBlocks)
+        note.update(f"▲ {hidden} earlier blocks · scroll to the top or click to show them")
+        note.display = hidden > 0
+
+    def watch_scroll_y(self, scroll_y: float) -> None:
+        if scroll_y == 0 and self.query_one(EarlierBlocks).display:
+            self.post_message(self.ShowEarlier())
+
+    @on(ShowEarlier)
+    def show_earlier(self) -> None:
+        """Display the newest SHOWN hidden blocks, keeping the block at the top in view."""
+        blocks = self._blocks()
+        hidden = [block for block in blocks if not block.display]
+        if not hidden:
+            return
+        top = next((block for block in blocks if block.display), None)
+        with self.app.batch_update():
+            for block in hidden[-SHOWN:]:
+                block.display = True
+        self._count_hidden()
+        if top is not None:
+            self.call_after_refresh(self.scroll_to_widget, top, top=True, animate=False)
 
     async def user(self, text: str) -> None:
         await self.close_streams()
@@ -80,7 +141,8 @@ class Conversation(VerticalScroll):
     async def clear(self) -> None:
         await self.close_streams()
         self._tools.clear()
-        await self.remove_children()
+        await self.remove_children(self._blocks())
+        self._count_hidden()
 
     async def replay(self, messages: list[dict[str, Any]]) -> None:
         """An earlier session's history, shown compactly and at once (nothing streams)."""
