@@ -316,26 +316,32 @@ def _start_detached(plan: LaunchPlan, hooks: Hooks, timeout_s: float) -> Running
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    deadline = time.monotonic() + timeout_s + 30
+    try:
+        return _wait_started(supervisor, hooks, Path(str(record["model"])).name, timeout_s + 30)
+    except BaseException:  # failed, timed out or interrupted: leave nothing running
+        down()
+        supervisor.wait()
+        raise
+
+
+def _wait_started(
+    supervisor: subprocess.Popen[bytes], hooks: Hooks, model: str, timeout_s: float
+) -> RunningServer:
+    """Follow the supervisor's reports until the server is healthy; LaunchError if it fails."""
+    deadline = time.monotonic() + timeout_s
     announced = False
     while True:
-        current = read_record(path) or {}
+        current = read_record(state_path()) or {}
         status = current.get("status")
         if status == "healthy":
             return RunningServer.from_record(current)
         if status == "loading" and not announced and hooks.step is not None:
-            hooks.step(f"loading {Path(str(record['model'])).name}")
+            hooks.step(f"loading {model}")
             announced = True
-        failed = status == "failed" or supervisor.poll() is not None
-        if failed or time.monotonic() > deadline:
-            down()
-            supervisor.wait()
-            raise LaunchError(
-                str(
-                    current.get("error")
-                    or f"the server did not come up: {explain_failure(log)} (log: {log})"
-                )
-            )
+        if status == "failed" or supervisor.poll() is not None or time.monotonic() > deadline:
+            log = log_path()
+            why = f"the server did not come up: {explain_failure(log)} (log: {log})"
+            raise LaunchError(str(current.get("error") or why))
         time.sleep(0.1)
 
 
