@@ -74,9 +74,9 @@ class BeeApp(App[None]):
         try:
             core = self.backend.connect(request, self._report_progress)
         except Exception as error:  # a one-line message from the core (server, config, session)
-            self.call_from_thread(self._connect_failed, str(error))
+            self.call_from_thread(self._connect_failed, str(error))  # type: ignore[arg-type]
             return
-        self.call_from_thread(self._connected, core, request)
+        self.call_from_thread(self._connected, core, request)  # type: ignore[arg-type]
 
     def _report_progress(self, key: str, line: str) -> None:
         self.call_from_thread(self._progress_line, key, line)

@@ -40,7 +40,7 @@ def _permissions_of(agent: Any) -> ModeHolder | None:
     found = getattr(agent, "permissions", None)
     if found is None:
         found = getattr(getattr(agent, "_runner", None), "permissions", None)
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 class LocalBackend:

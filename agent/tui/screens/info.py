@@ -7,14 +7,14 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
-CLOSE = [Binding("escape,q", "close", "Close")]
+CLOSE: list[BindingType] = [Binding("escape,q", "close", "Close")]
 T = TypeVar("T")
 
 

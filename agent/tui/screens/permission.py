@@ -9,13 +9,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
+from textual.widgets.button import ButtonVariant
 
 from agent.events import PermissionDecision, PermissionRequest
 from agent.tui.widgets.blocks import diff_content
 
 VERBS = {"edit": "change files", "execute": "run a command", "read": "read files"}
 # (label, key, decision, button variant); the keys are the screen's bindings below.
-ANSWERS = (
+ANSWERS: tuple[tuple[str, str, str, ButtonVariant], ...] = (
     ("Allow once", "y", "allow_once", "success"),
     ("Allow always", "a", "allow_always", "primary"),
     ("Deny", "n", "deny", "error"),

@@ -47,7 +47,9 @@ class ToolBlock(Collapsible):
     def __init__(self, call: ToolCallStarted) -> None:
         self.call = call
         self.subject = fmt.tool_subject(call.arguments)
-        super().__init__(title=self._heading("…", "running", ""), collapsed=True, classes="tool")
+        # Textual types the title as str but takes Content (CollapsibleTitle.validate_label).
+        heading = self._heading("…", "running", "")
+        super().__init__(title=heading, collapsed=True, classes="tool")  # type: ignore[arg-type]
 
     def _heading(self, mark: str, status: str, detail: str) -> Content:
         parts: list[tuple[str, str] | str] = [(f"{mark} ", ""), (self.call.name, "bold")]
@@ -67,7 +69,7 @@ class ToolBlock(Collapsible):
             details.append("timed out")
         failed = done.is_error or (isinstance(exit_code, int) and exit_code != 0)
         mark, status = ("✗", "failed") if failed else ("✓", "done")
-        self.title = self._heading(mark, status, " · ".join(details))
+        self.title = self._heading(mark, status, " · ".join(details))  # type: ignore[assignment]
         self.set_class(failed, "-failed")
         diff = done.meta.get("diff")
         if isinstance(diff, str) and diff.strip():

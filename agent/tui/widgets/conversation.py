@@ -75,8 +75,9 @@ class Conversation(VerticalScroll):
         note.update(f"▲ {hidden} earlier blocks · scroll to the top or click to show them")
         note.display = hidden > 0
 
-    def watch_scroll_y(self, scroll_y: float) -> None:
-        if scroll_y == 0 and self.query_one(EarlierBlocks).display:
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)  # the scrollbar, the anchor, the repaint
+        if new_value == 0 and self.query_one(EarlierBlocks).display:
             self.post_message(self.ShowEarlier())
 
     @on(ShowEarlier)
