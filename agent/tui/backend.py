@@ -8,7 +8,6 @@ which the app calls from worker threads: the TUI is on screen before any of them
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -166,15 +165,10 @@ class LocalBackend:
             supervise.down()
 
     def extras(self, what: str) -> list[str]:
-        if what == "mcp" and importlib.util.find_spec("agent.mcp") is not None:
-            servers = self.config.mcp_servers
-            return [
-                f"{name}: {spec.get('command') or spec.get('url')}"
-                for name, spec in servers.items()
-            ] or ["No MCP servers configured ([mcp_servers.NAME] in .beecode/config.toml)."]
-        if what == "bench" and importlib.util.find_spec("benchmarks.bench") is not None:
-            return [
-                "Run `beecode bench` in a terminal: it compares speculation against the "
-                "no-speculation baseline on this machine."
-            ]
-        return []
+        if what != "bench":
+            return []  # MCP and skills: their issue has not landed an interface to list yet
+        from agent.tui.baseline import bench_report
+        from server.paths import data_dir
+
+        profile = None if self.config.endpoint else self.server(0).profile or self.config.profile
+        return bench_report(profile, data_dir() / "bench")

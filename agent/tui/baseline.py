@@ -1,34 +1,68 @@
-"""The profile's measured no-speculation decode speed, from the latest `beecode bench` run.
+"""What `beecode bench` measured on this machine, for the throughput line and /bench.
 
-`beecode bench` leaves <data>/bench/<timestamp>/summary.json with one row per prompt and mode;
-the baseline mode's median tok/s over the prompts is what the throughput line's speed-up divides
-by. No run for the profile: no speed-up is shown.
+`beecode bench` leaves <data>/bench/<timestamp>/summary.json with one row per prompt and mode
+and the speed-up of each speculative mode. The baseline mode's median tok/s over the prompts is
+what the throughput line's speed-up divides by; no run for the profile, no speed-up shown.
 """
 
 from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from server.bench_stats import BASELINE_MODE
 
 
-def measured_baseline(profile: str, bench_dir: Path) -> float | None:
-    for summary in sorted(bench_dir.glob("*/summary.json"), reverse=True):  # newest first
+def summaries(bench_dir: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """(run folder, summary), newest first; runs cut short while writing are skipped."""
+    for path in sorted(bench_dir.glob("*/summary.json"), reverse=True):
         try:
-            data = json.loads(summary.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            continue  # a run that was interrupted while writing
-        if not isinstance(data, dict) or data.get("profile") != profile:
             continue
-        speeds = [
-            row["tok_s"]["median"]
-            for row in data.get("rows", [])
-            if isinstance(row, dict)
-            and row.get("mode") == BASELINE_MODE
-            and isinstance((row.get("tok_s") or {}).get("median"), int | float)
-        ]
-        if speeds:
-            return float(statistics.median(speeds))
+        if isinstance(data, dict):
+            yield path.parent, data
+
+
+def _baseline(data: dict[str, Any]) -> float | None:
+    speeds = [
+        row["tok_s"]["median"]
+        for row in data.get("rows", [])
+        if isinstance(row, dict)
+        and row.get("mode") == BASELINE_MODE
+        and isinstance((row.get("tok_s") or {}).get("median"), int | float)
+    ]
+    return float(statistics.median(speeds)) if speeds else None
+
+
+def measured_baseline(profile: str, bench_dir: Path) -> float | None:
+    for _folder, data in summaries(bench_dir):
+        if data.get("profile") == profile and (baseline := _baseline(data)) is not None:
+            return baseline
     return None
+
+
+def bench_report(profile: str | None, bench_dir: Path) -> list[str]:
+    """/bench: how to measure, and the latest run's verdict for the profile."""
+    lines = [
+        "`beecode bench` compares decode speed with and without speculation on this machine,",
+        "same server build, same prompts (run it in a terminal; it takes minutes).",
+        "",
+    ]
+    for folder, data in summaries(bench_dir):
+        if profile is not None and data.get("profile") != profile:
+            continue
+        lines.append(
+            f"Latest run {folder.name}: profile {data.get('profile')}, {data.get('model')}"
+        )
+        baseline = _baseline(data)
+        if baseline is not None:
+            lines.append(f"  no speculation: {baseline:.1f} tok/s")
+        speedups = data.get("speedup_by_mode") or {}
+        for mode, speedup in sorted(speedups.items(), key=lambda item: -float(item[1])):
+            lines.append(f"  {mode}: ×{float(speedup):.2f} over no speculation")
+        return lines
+    return [*lines, f"No run yet{f' for profile {profile}' if profile else ''}."]

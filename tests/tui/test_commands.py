@@ -185,6 +185,13 @@ class TestServerAndExtras:
             await send(pilot, "/model")
             await until(pilot, lambda: "no profiles to switch to" in shown(app))
 
+    async def test_bench_says_how_and_what_was_measured(self, workspace: Path) -> None:
+        async with running(ScriptedBackend(workspace)) as (app, pilot):
+            await send(pilot, "/bench")
+            await until(pilot, lambda: isinstance(app.screen, TextScreen))
+            text = screen_text(app)
+            assert text.startswith("`beecode bench` compares") and text.endswith("No run yet.")
+
     async def test_features_not_built_yet_say_so(self, workspace: Path) -> None:
         async with running(ScriptedBackend(workspace)) as (app, pilot):
             await send(pilot, "/skills")

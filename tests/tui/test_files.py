@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from agent.events import ToolCallFinished, ToolCallStarted
-from agent.tui.baseline import measured_baseline
+from agent.tui.baseline import bench_report, measured_baseline
 from agent.tui.completion import complete, path_options
 from agent.tui.gitdiff import NotARepository, uncommitted
 from agent.tui.history import PromptHistory
 from agent.tui.undo import FileUndo
-from server.bench_stats import Sample, as_json, summarize
+from server.bench_stats import Sample, as_json, speedup_by_mode, summarize
 
 
 def edit(undo: FileUndo, path: Path, content: str, name: str = "edit", error: bool = False) -> None:
@@ -140,7 +140,13 @@ class TestBaseline:
             for i, tok_s in enumerate(values)
         ]
         folder.mkdir(parents=True)
-        data = {"profile": profile, "rows": as_json(summarize(samples))}
+        rows = summarize(samples)
+        data = {
+            "profile": profile,
+            "model": "qwen",
+            "rows": as_json(rows),
+            "speedup_by_mode": speedup_by_mode(rows),
+        }
         (folder / "summary.json").write_text(json.dumps(data))
 
     def test_newest_run_of_the_profile_wins(self, tmp_path: Path) -> None:
@@ -155,3 +161,13 @@ class TestBaseline:
         self.summary(tmp_path / "20260101-000000", "tiny", {"ngram": [10]})
         assert measured_baseline("tiny", tmp_path) is None
         assert measured_baseline("big", tmp_path) is None
+
+    def test_bench_report_gives_the_latest_verdict(self, tmp_path: Path) -> None:
+        self.summary(tmp_path / "20260101-000000", "tiny", {"none": [20, 40], "ngram": [50, 80]})
+        report = bench_report("tiny", tmp_path)
+        assert report[-3:] == [
+            "Latest run 20260101-000000: profile tiny, qwen",
+            "  no speculation: 30.0 tok/s",
+            "  ngram: ×2.24 over no speculation",  # geometric mean of 2.5 and 2.0
+        ]
+        assert bench_report("big", tmp_path)[-1] == "No run yet for profile big."
