@@ -239,6 +239,10 @@ def _profile_from_table(
         if "target" not in changes:
             raise fail(None, "a new profile needs a target model (or base = \"<profile>\")")
         start = Profile(name=name, description=f"user profile {name}", target=SMOLLM2_135M)
+    spec = str(changes.get("spec_type", start.spec_type) or "")
+    if "draft" in changes and changes["draft"] is None and "spec_type" not in changes:
+        if spec == "dflash" or spec.startswith("draft-"):
+            changes["spec_type"] = None  # `draft = false` means: no draft-model speculation
     return replace(start, name=name, **changes)  # type: ignore[arg-type]
 
 

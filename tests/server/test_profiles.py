@@ -123,6 +123,13 @@ def test_speculation_can_be_turned_off(tmp_path: Path) -> None:
     assert gemma.draft is None and gemma.spec_type is None and gemma.baseline is None
 
 
+def test_dropping_the_draft_drops_draft_speculation_but_keeps_ngram(tmp_path: Path) -> None:
+    config = _config(tmp_path, "[gemma4-31b-dflash]\ndraft = false\n\n[tiny]\ndraft = false\n")
+    profiles = load_profiles(config)
+    assert profiles["gemma4-31b-dflash"].spec_type is None
+    assert profiles["tiny"].spec_type == builtin_profiles()["tiny"].spec_type
+
+
 @pytest.mark.parametrize(
     ("text", "line", "message"),
     [
