@@ -51,6 +51,7 @@ STOP_NOTES = {
     "tool_failures": ("stopped after repeated tool failures", "warning"),
 }
 LIVE_REFRESH_S = 0.25  # the live tok/s estimate is redrawn at most this often
+FRAME_S = 1 / 60  # agent events are drained at most once per frame (Textual's 60 fps)
 
 
 class EventsWaiting(Message):
@@ -69,7 +70,8 @@ class MainScreen(Screen[None]):
         self.history = history
         self.core: Core | None = None
         self.server_view: ServerView | None = None
-        self.inbox = Inbox(lambda: self.post_message(EventsWaiting()))
+        self.inbox = Inbox(self._wake)
+        self._last_drain = float("-inf")
         self.clock: Callable[[], float] = time.monotonic
         self.turns: list[TurnStats] = []  # one combined figure per turn that asked the model
         self.turns_finished = 0
@@ -168,8 +170,18 @@ class MainScreen(Screen[None]):
         self.core.agent.cancel()
         return True
 
+    def _wake(self) -> None:
+        """Drain at once after a pause, else at the next frame: a fast stream is drawn once per
+        frame, not once per network read (a message per read costs more than the drawing)."""
+        wait = self._last_drain + FRAME_S - time.monotonic()
+        if wait <= 0:
+            self.post_message(EventsWaiting())
+        else:
+            self.set_timer(wait, lambda: self.post_message(EventsWaiting()))
+
     @on(EventsWaiting)
     async def _drain(self) -> None:
+        self._last_drain = time.monotonic()
         for event in self.inbox.take():
             await self._show(event)
         if self._live_start is not None and self.clock() - self._live_drawn >= LIVE_REFRESH_S:
