@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,6 @@ class BeeApp(App[None]):
         self.backend = backend
         self.core: Core | None = None
         self._request = request or ConnectRequest()
-        self._history_path = history_path
         self._pending: str | None = None  # a prompt typed before the agent was ready
         self._last_interrupt = -QUIT_WINDOW_S
         self._progress: dict[str, str] = {}  # a start or restart in progress: key -> line
@@ -198,13 +198,8 @@ class BeeApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for command in commands.COMMANDS:
-            yield SystemCommand(f"/{command.name}", command.help, self._palette(command.name))
-
-    def _palette(self, name: str) -> Any:
-        async def run() -> None:
-            await self.slash.run(name, "")
-
-        return run
+            run = partial(self.slash.run, command.name, "")
+            yield SystemCommand(f"/{command.name}", command.help, run)
 
 
 def run_app(backend: Backend, request: ConnectRequest, history_path: Path | None) -> int:
