@@ -23,7 +23,13 @@ OUTPUT_FORMATS = ("text", "json", "stream-json")  # == agent.headless.FORMATS
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="beecode", description="A private, offline coding agent.")
+    parser = argparse.ArgumentParser(
+        prog="beecode",
+        description="A private, offline coding agent.",
+        epilog="Headless runs (-p) cannot ask for permission: calls the mode would ask about are "
+        "denied (noted on stderr). Use --permission-mode auto-edit or yolo, or allow rules. "
+        "Exit status: 0 done, 1 error, 2 usage, 3 step limit or repeated tool failures.",
+    )
     parser.add_argument(
         "-p", "--print", dest="task", metavar="TASK", help="run one task headless and exit"
     )

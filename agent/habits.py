@@ -20,6 +20,7 @@ from tools.registry import ToolRegistry
 
 MAX_REPEATS = 3  # the same call with the same result, before the turn stops
 REPEAT_NOTE = "\n[You made this exact call before and got this same result. Do something else.]"
+DONE_NOTE = "\n[This exact call already ran, with this same result. If the task is done, answer.]"
 CHECK_NUDGE = "Before you answer, check your change: run, compile or read what you changed."
 
 
@@ -43,7 +44,10 @@ class TurnWatch:
                 f"Stopped: the same {call.name} call gave the same result {count} times: "
                 f"{result.output[:200]}"
             )
-        return REPEAT_NOTE if count == MAX_REPEATS - 1 else ""
+        if count != MAX_REPEATS - 1:
+            return ""
+        failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
+        return REPEAT_NOTE if failed else DONE_NOTE
 
     def wants_check(self) -> bool:
         """True once per turn, when the model answers right after changing a file."""

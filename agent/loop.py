@@ -74,6 +74,7 @@ class Agent:
     ) -> None:
         """``constrained``: the model's tool mode when ``config.tool_mode`` is "auto"."""
         self.model, self.registry, self.session, self.config = model, registry, session, config
+        self.permissions = permissions  # faces change its mode at run time
         self.n_ctx = n_ctx
         self.counter = counter or TokenCounter(None)
         mode = config.tool_mode

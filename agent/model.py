@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import openai
 
 from agent.events import TurnStats
-from agent.stepschema import step_response_format
+from agent.stepschema import step_response_format, step_tools
 
 
 class ModelError(Exception):
@@ -183,11 +183,12 @@ class OpenAIChatModel:
             "max_tokens": self._max_tokens,
             **self._sampling,
         }
-        if tools:
-            # Sent in constrained mode too: the chat template then describes the tools.
-            request["tools"] = tools
         if constrained:
+            # The tools go too, so the chat template describes them (and the answer step).
+            request["tools"] = step_tools(tools)
             request["response_format"] = step_response_format(tools)
+        elif tools:
+            request["tools"] = tools
         if self._extra:
             request["extra_body"] = self._extra
         return request

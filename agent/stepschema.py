@@ -1,9 +1,11 @@
 """Constrained steps for small models: every reply is one JSON object, a tool call or the answer.
 
 llama-server turns ``response_format`` into a grammar, so a tiny model cannot produce anything
-but ``{"name": <tool>, "arguments": {...}}`` (arguments matching that tool's schema) or
-``{"answer": "..."}``. The tools are still sent, so the chat template describes them, and
-past calls in the history render the same ``{"name", "arguments"}`` shape the model writes.
+but ``{"name": <tool>, "arguments": {...}}`` with arguments matching that tool's schema. The
+answer is one more tool, ``answer``: a 0.5B model picks a tool by name far more readily than it
+leaves the call shape (offered ``{"answer": ...}`` beside the calls, it never took it). The tools
+are still sent, so the chat template describes them, and past calls in the history render the
+same ``{"name", "arguments"}`` shape the model writes.
 """
 
 from __future__ import annotations
@@ -18,12 +20,29 @@ from agent.toolcalls import ParsedCall, call_from_object, loads_lenient
 STEP_GUIDE = """
 
 # Reply format
-Each reply is one JSON object: {"name": <tool>, "arguments": {...}} to use a tool, or
-{"answer": "<what you did>"} once the task is done. For example, to "create add.py that prints
-2+3, then run it", the replies are, one per turn:
+Each reply is one JSON object {"name": <tool>, "arguments": {...}}. When the task is done, call
+answer. For example, to "create add.py that prints 2+3, then run it", the replies are, one per turn:
 {"name": "write", "arguments": {"path": "add.py", "content": "print(2 + 3)\\n"}}
 {"name": "bash", "arguments": {"command": "python3 add.py"}}
-{"answer": "Created add.py; running it printed 5."}"""
+{"name": "answer", "arguments": {"text": "Created add.py; running it printed 5."}}"""
+
+ANSWER_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "answer",
+        "description": "Finish: tell the user what you did or found, once the task is done.",
+        "parameters": {
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+    },
+}
+
+
+def step_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tools a constrained request sends: the registry's and ``answer``."""
+    return [*tools, ANSWER_TOOL]
 
 
 def essential(parameters: dict[str, Any]) -> dict[str, Any]:
@@ -45,7 +64,7 @@ def essential(parameters: dict[str, Any]) -> dict[str, Any]:
 
 def step_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
     branches: list[dict[str, Any]] = []
-    for tool in tools:
+    for tool in step_tools(tools):
         function = tool["function"]
         branches.append(
             {
@@ -58,14 +77,6 @@ def step_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
                 "additionalProperties": False,
             }
         )
-    branches.append(
-        {
-            "type": "object",
-            "properties": {"answer": {"type": "string"}},
-            "required": ["answer"],
-            "additionalProperties": False,
-        }
-    )
     return {"anyOf": branches}
 
 
@@ -88,7 +99,7 @@ def parse_step(text: str) -> str | ParsedCall:
         return str(obj["answer"])
     call = call_from_object(obj)
     if call is None:
-        return ParsedCall(
-            "", None, 'reply with {"name": <tool>, "arguments": {...}} or {"answer": "..."}'
-        )
+        return ParsedCall("", None, 'reply with {"name": <tool>, "arguments": {...}}')
+    if call.name == ANSWER_TOOL["function"]["name"] and call.arguments is not None:
+        return str(call.arguments.get("text", ""))
     return call

@@ -26,7 +26,7 @@ from agent.events import (
     TurnFinished,
 )
 from agent.fake_model import Hold, ScriptedModel, Step, call, calls, text
-from agent.habits import CHECK_NUDGE, REPEAT_NOTE
+from agent.habits import CHECK_NUDGE, DONE_NOTE, REPEAT_NOTE
 from agent.loop import Agent
 from agent.model import ContextOverflow, ModelError
 from agent.permissions import Permissions
@@ -334,6 +334,8 @@ async def test_loop_guard_stops_a_model_repeating_a_successful_call(ws: Path) ->
     finished = await agent.run_turn("write a.txt", Face())
     assert finished.stop_reason == "tool_failures"
     assert "the same bash call gave the same result 3 times" in finished.final_text
+    results = [m["content"] for m in agent.messages if m["role"] == "tool"]
+    assert results[1].endswith(DONE_NOTE)
 
 
 async def test_max_steps(ws: Path) -> None:
@@ -511,7 +513,7 @@ import asyncio, sys
 from pathlib import Path
 from agent.config import Config
 from agent.fake_model import ScriptedModel, call
-from agent.habits import CHECK_NUDGE, REPEAT_NOTE
+from agent.habits import CHECK_NUDGE, DONE_NOTE, REPEAT_NOTE
 from agent.loop import Agent
 from agent.permissions import Permissions
 from agent.sessions import Session

@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from agent.stepschema import parse_step, step_response_format
+from agent.stepschema import parse_step, step_response_format, step_tools
 from agent.toolcalls import ParsedCall, loads_lenient, parse_arguments, parse_text_calls
 
 TOOLS = {"bash", "write", "read"}
+STR = {"type": "string"}
 
 
 @pytest.mark.parametrize(
@@ -161,25 +162,25 @@ def test_parse_arguments_explains() -> None:
     assert args is None and error is not None and error.startswith("arguments are not valid JSON (")
 
 
-def test_step_schema_has_one_branch_per_tool_and_an_answer() -> None:
+def test_step_schema_has_one_branch_per_tool_and_the_answer_tool() -> None:
+    bash = {"type": "object", "properties": {"command": STR, "timeout": {"type": "integer"}}}
     tools = [
-        {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
-        for n in ("bash", "read")
+        {"type": "function", "function": {"name": "bash", "parameters": bash}},
+        {"type": "function", "function": {"name": "read", "parameters": {"type": "object"}}},
     ]
     fmt = step_response_format(tools)
     branches = fmt["json_schema"]["schema"]["anyOf"]
-    assert [b["properties"].get("name", {}).get("const") for b in branches] == [
-        "bash",
-        "read",
-        None,
-    ]
-    assert branches[-1]["required"] == ["answer"]
+    assert [b["properties"]["name"]["const"] for b in branches] == ["bash", "read", "answer"]
+    # Optional knobs are left out: a grammar makes small models fill every field.
+    assert branches[0]["properties"]["arguments"]["properties"] == {"command": STR}
+    assert [t["function"]["name"] for t in step_tools(tools)] == ["bash", "read", "answer"]
     json.dumps(fmt)  # sendable as is
 
 
 @pytest.mark.parametrize(
     ("text", "step"),
     [
+        ('{"name": "answer", "arguments": {"text": "done"}}', "done"),
         ('{"answer": "done"}', "done"),
         ('```json\n{"answer": "done"}\n```', "done"),
         ('{"name": "bash", "arguments": {"command": "ls"}}', ParsedCall("bash", {"command": "ls"})),

@@ -1,0 +1,239 @@
+"""Ten small everyday tasks, one line each, done headless by the agent on the `tiny` profile.
+
+The bar from the agent issue: with the 0.5B coder model beecode should complete most one-line
+tasks a user gives it (create a file, change a config value, rename a function, fix a syntax
+error, run a command and report, commit). Anchors measured elsewhere on the same model: Aider 4
+of 10, mini-swe-agent 0. Each task runs in a fresh scratch git repo with `beecode -p TASK
+--permission-mode yolo --output-format json`; a check of the files (or the answer) decides
+success, never the exact wording.
+
+    python benchmarks/small_tasks.py [--only NAME,...] [--reps 1] [--max-turns 12] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from _common import (
+    BEECODE,
+    agent_workspace,
+    header,
+    isolated_env,
+    main_guard,
+    save,
+    scratch,
+    served,
+)
+
+
+def run_py(ws: Path, name: str) -> str:
+    done = subprocess.run(
+        [sys.executable, name], cwd=ws, capture_output=True, text=True, timeout=30
+    )
+    return done.stdout.strip() if done.returncode == 0 else f"<exit {done.returncode}>"
+
+
+def git(ws: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ws, capture_output=True, text=True).stdout.strip()
+
+
+@dataclass
+class Task:
+    name: str
+    prompt: str
+    check: Callable[[Path, dict[str, Any]], bool]  # (workspace, headless json result) -> done
+    files: dict[str, str] = field(default_factory=dict)
+
+
+TASKS = [
+    Task(
+        "create-file",
+        "Create a file greeting.txt containing exactly: Hello, world",
+        lambda ws, r: (
+            (ws / "greeting.txt").is_file()
+            and (ws / "greeting.txt").read_text().strip() == "Hello, world"
+        ),
+    ),
+    Task(
+        "hello-run",
+        "create hello.py that prints hello, then run it",
+        lambda ws, r: (
+            (ws / "hello.py").is_file()
+            and run_py(ws, "hello.py").lower().startswith("hello")
+            and any(
+                c["name"] == "bash" and "hello.py" in json.dumps(c["arguments"])
+                for c in r["tool_calls"]
+            )
+        ),
+    ),
+    Task(
+        "config-value",
+        "In config.ini change the port from 8080 to 9090",
+        lambda ws, r: (
+            "port = 9090" in (ws / "config.ini").read_text()
+            and "host = localhost" in (ws / "config.ini").read_text()
+        ),
+        {"config.ini": "[server]\nhost = localhost\nport = 8080\n"},
+    ),
+    Task(
+        "rename-function",
+        "Rename the function foo to bar in utils.py",
+        lambda ws, r: "foo" not in (ws / "utils.py").read_text() and run_py(ws, "utils.py") == "6",
+        {"utils.py": "def foo(x):\n    return x * 2\n\n\nprint(foo(3))\n"},
+    ),
+    Task(
+        "fix-syntax",
+        "Fix the syntax error in broken.py",
+        lambda ws, r: run_py(ws, "broken.py") == "5",
+        {"broken.py": "def add(a, b)\n    return a + b\n\n\nprint(add(2, 3))\n"},
+    ),
+    Task(
+        "run-report",
+        "Run python3 -c 'print(6 * 7)' and tell me what it printed",
+        lambda ws, r: r["stop_reason"] == "done" and "42" in r["result"],
+    ),
+    Task(
+        "git-commit",
+        "Commit all changes with the message 'add readme'",
+        lambda ws, r: (
+            git(ws, "log", "-1", "--format=%s") == "add readme"
+            and git(ws, "status", "--porcelain") == ""
+        ),
+        {"README.md": "# demo\n"},
+    ),
+    Task(
+        "count-lines",
+        "How many lines does data.txt have?",
+        lambda ws, r: r["stop_reason"] == "done" and "7" in r["result"],
+        {"data.txt": "".join(f"row {i}\n" for i in range(1, 8))},
+    ),
+    Task(
+        "add-function",
+        "Add a function multiply(a, b) that returns a * b to math_utils.py",
+        lambda ws, r: (
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    "import math_utils as m; assert m.multiply(3, 4) == 12 and m.add(1, 2) == 3",
+                ],
+                cwd=ws,
+                capture_output=True,
+            ).returncode
+            == 0
+        ),
+        {"math_utils.py": "def add(a, b):\n    return a + b\n"},
+    ),
+    Task(
+        "move-file",
+        "Create a directory src and move app.py into it",
+        lambda ws, r: (ws / "src" / "app.py").is_file() and not (ws / "app.py").exists(),
+        {"app.py": "print('app')\n"},
+    ),
+]
+
+
+def prepare(ws: Path, task: Task, endpoint: str) -> None:
+    agent_workspace(ws, f'endpoint = "{endpoint}"\n')
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    subprocess.run(["git", "config", "user.email", "bench@example.com"], cwd=ws, check=True)
+    subprocess.run(["git", "config", "user.name", "bench"], cwd=ws, check=True)
+    (ws / ".gitignore").write_text(".beecode/\n")
+    subprocess.run(["git", "add", ".gitignore"], cwd=ws, check=True)
+    subprocess.run(["git", "commit", "-qm", "start"], cwd=ws, check=True)
+    for name, text in task.files.items():
+        (ws / name).write_text(text)
+    if task.name != "git-commit":  # that task's change is the uncommitted file
+        subprocess.run(["git", "add", "-A"], cwd=ws, check=True)
+        subprocess.run(["git", "commit", "-qm", "files", "--allow-empty"], cwd=ws, check=True)
+
+
+def attempt(task: Task, home: Path, endpoint: str, max_turns: int, mode: str) -> dict[str, Any]:
+    ws = home / f"{task.name}-{time.monotonic_ns()}"
+    ws.mkdir()
+    prepare(ws, task, endpoint)
+    cmd = [
+        *BEECODE,
+        "-p",
+        task.prompt,
+        "--permission-mode",
+        "yolo",
+        "--output-format",
+        "json",
+        "--max-turns",
+        str(max_turns),
+        "--tool-mode",
+        mode,
+    ]
+    start = time.monotonic()
+    done = subprocess.run(
+        cmd, cwd=ws, env=isolated_env(home / "env"), capture_output=True, text=True, timeout=1800
+    )
+    wall = time.monotonic() - start
+    try:
+        result = json.loads(done.stdout)
+    except ValueError:
+        return {
+            "task": task.name,
+            "ok": False,
+            "stop": f"no result (exit {done.returncode})",
+            "steps": 0,
+            "wall_s": wall,
+            "error": done.stderr[-300:],
+        }
+    try:
+        ok = bool(task.check(ws, result))
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    return {
+        "task": task.name,
+        "ok": ok,
+        "stop": result["stop_reason"],
+        "steps": len(result["turns"]),
+        "wall_s": wall,
+        "calls": [
+            f"{c['name']} {json.dumps(c.get('arguments'))[:70]}" for c in result["tool_calls"]
+        ],
+        "answer": result["result"][:200],
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="comma-separated task names")
+    parser.add_argument("--reps", type=int, default=1)
+    parser.add_argument("--max-turns", type=int, default=12)
+    parser.add_argument("--profile", default="tiny")
+    parser.add_argument("--tool-mode", default="auto", choices=("auto", "native", "constrained"))
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    tasks = [t for t in TASKS if not args.only or t.name in args.only.split(",")]
+    info = header("small_tasks")
+    rows = []
+    with scratch("small-tasks") as home, served(args.profile, home / "server.log") as (url, _):
+        for _ in range(args.reps):
+            for task in tasks:
+                row = attempt(task, home, url, args.max_turns, args.tool_mode)
+                rows.append(row)
+                mark = "done" if row["ok"] else "FAIL"
+                print(
+                    f"{mark}  {task.name:16} {row['stop']:14} {row['steps']:3} steps "
+                    f"{row['wall_s']:6.1f} s  {'; '.join(row.get('calls', []))[:150]}",
+                    flush=True,
+                )
+    done = sum(r["ok"] for r in rows)
+    print(f"completed {done} of {len(rows)} tasks")
+    save({**info, "rows": rows, "completed": done, "total": len(rows)}, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_guard(main))
