@@ -5,6 +5,8 @@ Code-editing prompts ("rename compute_total to calculate_total and output the wh
 the answer mostly copies its input, which is where n-gram drafts pay. Prints each type's speed-up
 over none and names the best draftless type for `tiny`. With --dflash it also runs the DFlash code
 path on `smol-dflash` (a random-weight drafter: acceptance 0, so a slowdown is the expected figure).
+All modes' servers run at once and take turns request by request (`beecode bench --interleave`),
+so other load on the machine falls on every mode alike.
 
     python benchmarks/spec_cpu.py [--reps 3] [--dflash] [--quick] [--out DIR]
 """
@@ -29,7 +31,8 @@ DFLASH_MODES = "none,dflash,dflash+ngram-mod"
 def bench(profile: str, modes: str, reps: int, out: Path, quick: bool) -> dict[str, Any]:
     # --quick is a smoke run for tests: one short copy-heavy prompt, 64 tokens.
     suite = ["--suite", "quick"] if quick else ["--suite", "edit"]
-    argv = ["--profile", profile, "--modes", modes, "--reps", str(reps), "--out", str(out), *suite]
+    argv = ["--profile", profile, "--modes", modes, "--reps", str(reps), "--out", str(out),
+            "--interleave", *suite]
     run(parse_args(argv), Console(width=130))
     summary: dict[str, Any] = json.loads((out / "summary.json").read_text())
     return summary

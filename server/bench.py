@@ -4,6 +4,8 @@ For each mode (none = the profile's no-speculation twin) it starts llama-server 
 port, sends the prompts several times, and reports, per prompt and mode, the server's own timings:
 tokens, decode tok/s, generation time, drafted and accepted tokens, and the speed-up over none.
 At temperature 0 it also compares each mode's output with the baseline's, token by token.
+With --interleave every mode's server runs at once and requests alternate between them, so load
+from elsewhere on the machine falls on every mode alike (CPU machines with memory to spare).
 Everything lands in --out: summary.json, report.txt, chart.png, raw responses and server logs.
 """
 
@@ -11,19 +13,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-import httpx
 from rich.console import Console
 
 from server.bench_modes import (
     BenchError,
     Mode,
+    Served,
     default_modes,
     mode_argv,
     mode_profile,
@@ -32,17 +32,17 @@ from server.bench_modes import (
 )
 from server.bench_prompts import SUITES, BenchPrompt
 from server.bench_report import machine, machine_line, print_report, write_chart
+from server.bench_run import BenchRun, Target, run_requests, slug
 from server.bench_stats import (
     BASELINE_MODE,
     Agreement,
-    Sample,
     agreement,
     as_json,
     best_mode,
     speedup_by_mode,
     summarize,
 )
-from server.client import Timings, get_props, get_slots, tokenize
+from server.client import get_props, get_slots
 from server.errors import ServerError
 from server.gpu import gpus
 from server.launch import free_port
@@ -52,24 +52,8 @@ from server.progress import RichHooks
 from server.supervise import ManagedServer
 
 ENDPOINT_MODE = "as configured"
-REQUEST_TIMEOUT_S = 900.0
 START_TIMEOUT_S = 300.0
 REPORT_WIDTH = 140
-SEED = 1234  # per repetition SEED + rep, the same in every mode
-
-
-@dataclass
-class BenchRun:
-    """What one `beecode bench` collects; written to summary.json at the end."""
-
-    out: Path
-    prompts: tuple[BenchPrompt, ...]
-    reps: int
-    lossless: bool
-    sampling: dict[str, float] = field(default_factory=dict)
-    samples: list[Sample] = field(default_factory=list)
-    greedy_tokens: dict[tuple[str, str], list[int]] = field(default_factory=dict)
-    servers: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -86,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-tokens", type=int, help="override every prompt's max_tokens")
     p.add_argument("--temperature", type=float, help="override every prompt's temperature")
     p.add_argument("--no-lossless", action="store_true", help="skip the T=0 agreement check")
+    p.add_argument("--interleave", action="store_true",
+                   help="run every mode's server at once and alternate requests between them, so "
+                   "other load on the machine hits every mode alike (needs memory for all)")
     p.add_argument("--quick", action="store_true", help="one short prompt, 64 tokens, 1 rep")
     p.add_argument("--out", type=Path, help="result folder (default: <data>/bench/<timestamp>)")
     return p
@@ -133,7 +120,7 @@ def run(args: argparse.Namespace, console: Console) -> Path:
     if args.endpoint and (args.modes or args.profile):
         raise BenchError("--endpoint benches the server as configured: no --modes or --profile")
     out = args.out or data_dir() / "bench" / time.strftime("%Y%m%d-%H%M%S")
-    bench = BenchRun(out, _prompts(args), reps, not args.no_lossless)
+    bench = BenchRun(out, _prompts(args), reps, not args.no_lossless, args.interleave)
     if args.endpoint:
         profile_name, model = None, get_props(args.endpoint, args.api_key).model_path
         out.mkdir(parents=True, exist_ok=True)
@@ -160,24 +147,34 @@ def _run_modes(bench: BenchRun, profile: Profile, modes: list[Mode], draft_max: 
     with RichHooks().shown() as hooks:
         served = prepare(profile, modes, hooks)
     console.print(f"engine: {served.engine.binary} ({served.engine.commit})")
-    for mode, variant in variants:
-        port = free_port()
-        argv = mode_argv(served, variant, mode, port)
-        log = bench.out / "logs" / f"{_slug(mode.label)}.log"
-        server = ManagedServer(argv, log_path=log, host="127.0.0.1", port=port, restart=False)
-        console.print(f"[bold]{mode.label}[/bold]: starting {variant.name}")
-        server.start(timeout_s=START_TIMEOUT_S)
+    groups = [variants] if bench.interleaved else [[variant] for variant in variants]
+    for group in groups:
+        running: list[tuple[Mode, ManagedServer]] = []
         try:
-            speculative = bool(get_slots(server.url)[0].get("speculative"))
-            if mode.types and not speculative:
-                console.print(f"[yellow]{mode.label}: the server did not enable speculation "
-                              f"(see {log})[/yellow]")
-            bench.servers.append({"mode": mode.label, "profile": variant.name, "argv": argv,
-                                  "speculative": speculative, "log": str(log),
-                                  "build_info": get_props(server.url).build_info})
-            _run_prompts(bench, server.url, None, mode.label, console)
+            for mode, variant in group:
+                running.append((mode, _start(bench, served, mode, variant, console)))
+            run_requests(bench, [Target(m.label, server.url) for m, server in running], console)
         finally:
-            server.stop()
+            for _mode, server in running:
+                server.stop()
+
+
+def _start(bench: BenchRun, served: Served, mode: Mode, variant: Profile,
+           console: Console) -> ManagedServer:
+    port = free_port()
+    argv = mode_argv(served, variant, mode, port)
+    log = bench.out / "logs" / f"{slug(mode.label)}.log"
+    server = ManagedServer(argv, log_path=log, host="127.0.0.1", port=port, restart=False)
+    console.print(f"[bold]{mode.label}[/bold]: starting {variant.name}")
+    server.start(timeout_s=START_TIMEOUT_S)
+    speculative = bool(get_slots(server.url)[0].get("speculative"))
+    if mode.types and not speculative:
+        console.print(f"[yellow]{mode.label}: the server did not enable speculation "
+                      f"(see {log})[/yellow]")
+    bench.servers.append({"mode": mode.label, "profile": variant.name, "argv": argv,
+                          "speculative": speculative, "log": str(log),
+                          "build_info": get_props(server.url).build_info})
+    return server
 
 
 def _run_endpoint(bench: BenchRun, url: str, api_key: str | None, console: Console) -> None:
@@ -185,70 +182,7 @@ def _run_endpoint(bench: BenchRun, url: str, api_key: str | None, console: Conso
     bench.servers.append({"mode": ENDPOINT_MODE, "endpoint": url, "model": props.model_path,
                           "build_info": props.build_info})
     bench.lossless = False  # one mode: nothing to compare with
-    _run_prompts(bench, url, api_key, ENDPOINT_MODE, console)
-
-
-def _run_prompts(bench: BenchRun, url: str, api_key: str | None, mode: str,
-                 console: Console) -> None:
-    with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT_S,
-                      headers={"Authorization": f"Bearer {api_key}"} if api_key else {}) as http:
-        for prompt in bench.prompts:
-            for rep in range(bench.reps):
-                sample, text = _complete(http, bench, prompt, mode, rep, prompt.temperature)
-                console.print(f"  {prompt.name} #{rep + 1}: {_describe(sample)}")
-                if rep == 0 and prompt.temperature == 0:
-                    bench.greedy_tokens[(prompt.name, mode)] = tokenize(url, text, api_key)
-            if bench.lossless and prompt.temperature != 0:
-                sample, text = _complete(http, bench, prompt, mode, -1, 0.0)
-                console.print(f"  {prompt.name} T=0 check: {_describe(sample)}")
-                bench.greedy_tokens[(prompt.name, mode)] = tokenize(url, text, api_key)
-
-
-def _complete(http: httpx.Client, bench: BenchRun, prompt: BenchPrompt, mode: str, rep: int,
-              temperature: float) -> tuple[Sample, str]:
-    body: dict[str, Any] = {
-        "messages": [{"role": "user", "content": prompt.text}],
-        "max_tokens": prompt.max_tokens, "temperature": temperature, "seed": SEED + max(rep, 0),
-        # Every request prefills from scratch, so repetitions and modes start from the same state.
-        "cache_prompt": False,
-        **bench.sampling,
-    }
-    try:
-        reply = http.post("/v1/chat/completions", json=body)
-    except httpx.HTTPError as exc:
-        raise ServerError(f"{mode}: request for {prompt.name} failed: {exc}") from None
-    if reply.status_code != 200:
-        raise ServerError(f"{mode}: {prompt.name} answered {reply.status_code}: {reply.text[:200]}")
-    try:
-        data = reply.json()
-    except ValueError:
-        raise ServerError(f"{mode}: {prompt.name} answered no JSON: {reply.text[:200]}") from None
-    name = f"{prompt.name}-{'t0' if rep < 0 else f'r{rep + 1}'}.json"
-    raw = bench.out / "raw" / _slug(mode) / name
-    raw.parent.mkdir(parents=True, exist_ok=True)
-    raw.write_text(json.dumps({"request": body, "response": data}, indent=1) + "\n")
-    try:
-        message = data["choices"][0]["message"]
-        timings = Timings.from_json(data["timings"])
-    except (KeyError, IndexError, TypeError):
-        raise ServerError(f"{mode}: reply for {prompt.name} lacks choices or timings "
-                          f"(see {raw})") from None
-    text = (message.get("reasoning_content") or "") + (message.get("content") or "")
-    sample = Sample(prompt.name, mode, rep, temperature, timings.predicted_n,
-                    timings.predicted_per_second, timings.predicted_ms / 1000, timings.prompt_n,
-                    timings.cache_n, timings.draft_n, timings.draft_n_accepted)
-    bench.samples.append(sample)
-    return sample, text
-
-
-def _describe(s: Sample) -> str:
-    drafted = (f", drafted {s.draft_n}, accepted {s.draft_accepted}" if s.draft_n is not None
-               else "")
-    return f"{s.completion_tokens} tokens, {s.tok_s:.1f} tok/s in {s.gen_s:.1f} s{drafted}"
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9.+@-]+", "-", text.lower()).strip("-") or "mode"
+    run_requests(bench, [Target(ENDPOINT_MODE, url, api_key)], console)
 
 
 def _agreements(bench: BenchRun) -> list[Agreement]:
@@ -278,6 +212,7 @@ def _finish(bench: BenchRun, profile: str | None, model: str, console: Console) 
         "prompts": [{"name": p.name, "max_tokens": p.max_tokens, "temperature": p.temperature}
                     for p in bench.prompts],
         "reps": bench.reps,
+        "interleaved": bench.interleaved,
         "servers": bench.servers,
         "rows": as_json(rows),
         "speedup_by_mode": speedup_by_mode(rows),

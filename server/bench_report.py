@@ -36,6 +36,8 @@ def machine() -> dict[str, object]:
         "gpus": [f"{g.name} ({g.memory_total_mib} MiB)" for g in gpus()],
         "system": f"{platform.system()} {platform.release()}",
         "python": platform.python_version(),
+        # Other work on the machine skews timings; noted with every result.
+        "load_avg_1m": round(os.getloadavg()[0], 2),
     }
 
 
@@ -43,7 +45,7 @@ def machine_line(info: dict[str, object]) -> str:
     gpu_list = info.get("gpus")
     listed = gpu_list if isinstance(gpu_list, list) else []
     gpu = ", ".join(str(g) for g in listed) or "no GPU"
-    return f"{info['cores']} cores, {info['cpu']}, {gpu}"
+    return f"{info['cores']} cores, {info['cpu']}, {gpu}, load {info['load_avg_1m']}"
 
 
 def _spread(spread: Spread | None, fmt: str = "{:.1f}") -> str:
