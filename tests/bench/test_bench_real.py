@@ -42,7 +42,7 @@ def test_quick_bench_writes_table_chart_summary_and_reads_drafts(
                       "--out", str(out)])
     assert status == 0, capsys.readouterr().err
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["profile"] == "tiny" and summary["reps"] == 1
+    assert summary["profile"] == "tiny" and summary["reps"] == 1 and not summary["interleaved"]
     assert {"date", "machine", "servers", "rows", "agreement", "samples"} <= set(summary)
     rows = {row["mode"]: row for row in summary["rows"]}
     assert set(rows) == {"none", "ngram-simple"}

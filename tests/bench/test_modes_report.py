@@ -1,4 +1,5 @@
-"""Mode parsing, mode -> profile variants, and the report's table, bars and PNG chart."""
+"""Mode parsing, mode -> profile variants, the request schedule, and the report's table, bars
+and PNG chart."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import pytest
 from rich.console import Console
 
 from server.bench_modes import BenchError, default_modes, mode_profile, parse_mode, parse_modes
+from server.bench_prompts import BenchPrompt
 from server.bench_report import print_report, write_chart
+from server.bench_run import GREEDY_REP, BenchRun, schedule
 from server.bench_stats import Sample, agreement, summarize
 from server.profiles import get_profile
 
@@ -66,3 +69,13 @@ def test_report_renders_table_bars_agreement_and_png(tmp_path: Path) -> None:
     assert "█" in text and "67" in text  # a bar, and the agreement's prefix share
     chart = write_chart(rows, tmp_path / "chart.png", "t")
     assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_schedule_adds_a_greedy_check_only_for_sampled_prompts(tmp_path: Path) -> None:
+    sampled = BenchPrompt("sampled", "x", 10, 0.7)
+    greedy = BenchPrompt("greedy", "y", 10, 0.0)
+    plan = schedule(BenchRun(tmp_path, (sampled, greedy), reps=2, lossless=True))
+    assert [(p.name, rep) for p, rep in plan] == [
+        ("sampled", 0), ("sampled", 1), ("sampled", GREEDY_REP), ("greedy", 0), ("greedy", 1)]
+    unchecked = schedule(BenchRun(tmp_path, (sampled,), reps=1, lossless=False))
+    assert [(p.name, rep) for p, rep in unchecked] == [("sampled", 0)]
