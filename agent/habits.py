@@ -6,6 +6,9 @@
   the third time.
 - Check your work: in constrained mode, an answer right after a file change gets one request
   to run, compile or read what changed first (small models claim results they never saw).
+- Know when to stop: a 0.5B model in constrained mode practically never picks the answer step;
+  it repeats its last successful call instead. That repeat (same call, same result) means it has
+  nothing left to do, so the turn ends with a plain-words report from the model.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ MAX_REPEATS = 3  # the same call with the same result, before the turn stops
 REPEAT_NOTE = "\n[You made this exact call before and got this same result. Do something else.]"
 DONE_NOTE = "\n[This exact call already ran, with this same result. If the task is done, answer.]"
 CHECK_NUDGE = "Before you answer, check your change: run, compile or read what you changed."
+REPORT_PROMPT = "In one or two sentences, tell me what you did and what the results showed."
 
 
 @dataclass
@@ -32,6 +36,7 @@ class TurnWatch:
     stuck: str | None = None  # why the turn must stop
     unchecked_edit: bool = False  # a file changed and nothing ran or read since
     nudged: bool = False
+    settled: bool = False  # a successful call was repeated with the same result
 
     def observe(self, call: Call, kind: str | None, result: ToolResult) -> str:
         """Record a result; returns a note to append to it for the model (or "")."""
@@ -47,6 +52,7 @@ class TurnWatch:
         if count != MAX_REPEATS - 1:
             return ""
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
+        self.settled = self.settled or not failed
         return REPEAT_NOTE if failed else DONE_NOTE
 
     def wants_check(self) -> bool:

@@ -27,7 +27,7 @@ from agent.context import (
     trim_tool_result,
 )
 from agent.events import ErrorEvent, EventSink, Notice, StepStats, TurnFinished, TurnStats
-from agent.habits import CHECK_NUDGE, ReadLedger, TurnWatch
+from agent.habits import CHECK_NUDGE, REPORT_PROMPT, ReadLedger, TurnWatch
 from agent.model import ChatModel, ContextOverflow, ModelError
 from agent.permissions import Permissions
 from agent.reply import Call, Reply, collect
@@ -130,6 +130,8 @@ class Agent:
                     return TurnFinished(turn.stats, "done", reply.text)
                 self._add(_assistant_message(reply))
                 await self._run_calls(reply.calls, turn)
+                if self.constrained and turn.watch.settled:
+                    return TurnFinished(turn.stats, "done", await self._report(turn))
             raise _Stop("max_steps", f"Stopped: reached the step limit ({self.config.max_steps}).")
         except _Stop as stop:
             turn.emit(Notice(str(stop), "warning"))
@@ -138,22 +140,29 @@ class Agent:
             turn.emit(ErrorEvent(str(e)))
             return TurnFinished(turn.stats, "error", str(e))
 
-    async def _ask(self, turn: _Turn) -> Reply:
+    async def _report(self, turn: _Turn) -> str:
+        """The model's closing words, asked for in plain text (no tools, no grammar)."""
+        self._add({"role": "user", "content": REPORT_PROMPT})
+        reply = await self._ask(turn, tools=False)
+        self._add({"role": "assistant", "content": reply.text})
+        return reply.text
+
+    async def _ask(self, turn: _Turn, *, tools: bool = True) -> Reply:
         """One model reply; compacts first when the history nears the context size, and once
         more (then gives up) when the server still says it does not fit."""
         await self._compact(turn.emit, force=False)
+        constrained = self.constrained and tools
         for attempt in range(2):
             reply = Reply()
-            stream = self.model.stream(
-                self.messages, self.registry.schemas(), constrained=self.constrained
-            )
+            schemas = self.registry.schemas() if tools else []
+            stream = self.model.stream(self.messages, schemas, constrained=constrained)
             try:
                 await collect(
                     stream,
                     turn.emit,
                     reply,
-                    constrained=self.constrained,
-                    tool_names=self.registry.names(),
+                    constrained=constrained,
+                    tool_names=self.registry.names() if tools else (),
                 )
             except ContextOverflow as e:
                 if attempt:
@@ -162,7 +171,7 @@ class Agent:
                 continue
             except asyncio.CancelledError:
                 # What was said before the cancel stays, as a plain message; calls are dropped.
-                if reply.text.strip() and not self.constrained:
+                if reply.text.strip() and not constrained:
                     self._add({"role": "assistant", "content": reply.text})
                 raise
             if reply.stats is not None:
@@ -235,6 +244,8 @@ class Agent:
         compacted = await compact(self.messages, self._summarize)
         if len(compacted) == before:
             compacted = [_trimmed(m) for m in self.messages]
+            if compacted == self.messages:
+                return "Nothing to compact: the conversation is one short exchange."
         self.messages = compacted
         self.session.append({"type": "compaction", "messages": self.messages[1:]})
         return f"Compacted the conversation: {before} messages -> {len(self.messages)}."

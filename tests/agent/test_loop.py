@@ -26,7 +26,7 @@ from agent.events import (
     TurnFinished,
 )
 from agent.fake_model import Hold, ScriptedModel, Step, call, calls, text
-from agent.habits import CHECK_NUDGE, DONE_NOTE, REPEAT_NOTE
+from agent.habits import CHECK_NUDGE, DONE_NOTE, REPEAT_NOTE, REPORT_PROMPT
 from agent.loop import Agent
 from agent.model import ContextOverflow, ModelError
 from agent.permissions import Permissions
@@ -385,6 +385,21 @@ async def test_constrained_steps_become_calls_and_the_answer(ws: Path) -> None:
     assert agent.messages[-1] == {"role": "assistant", "content": "Made c.txt."}
 
 
+async def test_a_small_model_repeating_a_finished_step_is_asked_to_report(ws: Path) -> None:
+    step = '{"name": "bash", "arguments": {"command": "echo hi"}}'
+    agent, model = make_agent(
+        ws, [text(step), text(step), text("It printed hi.")], tool_mode="constrained"
+    )
+    finished = await agent.run_turn("run echo hi", Face())
+
+    assert (finished.stop_reason, finished.final_text) == ("done", "It printed hi.")
+    report = model.requests[2]
+    assert report.tools == [] and not report.constrained
+    assert report.messages[-1] == {"role": "user", "content": REPORT_PROMPT}
+    assert agent.messages[-1] == {"role": "assistant", "content": "It printed hi."}
+    assert_valid_history(agent.messages)
+
+
 async def test_existing_files_are_read_before_they_are_changed(ws: Path) -> None:
     (ws / "config.ini").write_text("port=8080\n")
     change = {"path": "config.ini", "old": "8080", "new": "9090"}
@@ -513,7 +528,7 @@ import asyncio, sys
 from pathlib import Path
 from agent.config import Config
 from agent.fake_model import ScriptedModel, call
-from agent.habits import CHECK_NUDGE, DONE_NOTE, REPEAT_NOTE
+from agent.habits import CHECK_NUDGE, DONE_NOTE, REPEAT_NOTE, REPORT_PROMPT
 from agent.loop import Agent
 from agent.permissions import Permissions
 from agent.sessions import Session
