@@ -14,8 +14,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tools.registry import ToolRegistry
-
 from agent.events import (
     EventSink,
     PermissionDecision,
@@ -27,6 +25,7 @@ from agent.permissions import Permissions
 from agent.reply import Call
 from agent.sessions import Session
 from tools.base import Tool, ToolContext, ToolResult
+from tools.registry import ToolRegistry
 
 Record = Callable[[Call, ToolResult], None]
 
