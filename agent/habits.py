@@ -3,7 +3,8 @@
 - Read before changing: an edit of an existing file the session has not read is refused with a
   note to read it first (small models overwrite files they never looked at).
 - Do not loop: the same call with the same result is flagged the second time and ends the turn
-  the third time.
+  the third time. In constrained mode a call that failed twice the same way also takes its tool
+  out of the next step, which forces a different action.
 - Check your work: in constrained mode, an answer right after a file change gets one request
   to run, compile or read what changed first (small models claim results they never saw).
 - Know when to stop: a 0.5B model in constrained mode practically never picks the answer step;
@@ -22,7 +23,10 @@ from tools.base import ToolResult
 from tools.registry import ToolRegistry
 
 MAX_REPEATS = 3  # the same call with the same result, before the turn stops
-REPEAT_NOTE = "\n[You made this exact call before and got this same result. Do something else.]"
+REPEAT_NOTE = (
+    "\n[This exact call already failed this way. Do something different: read the file or list"
+    " the folder (ls) to see what is there.]"
+)
 DONE_NOTE = "\n[This exact call already ran, with this same result. If the task is done, answer.]"
 CHECK_NUDGE = "Before you answer, check your change: run, compile or read what you changed."
 REPORT_PROMPT = "In one or two sentences, tell me what you did and what the results showed."
@@ -37,6 +41,7 @@ class TurnWatch:
     unchecked_edit: bool = False  # a file changed and nothing ran or read since
     nudged: bool = False
     settled: bool = False  # a successful call was repeated with the same result
+    banned: str | None = None  # a tool the next constrained step may not use
 
     def observe(self, call: Call, kind: str | None, result: ToolResult) -> str:
         """Record a result; returns a note to append to it for the model (or "")."""
@@ -53,7 +58,13 @@ class TurnWatch:
             return ""
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
         self.settled = self.settled or not failed
+        if failed:  # a small model ignores the note; taking the tool away for a step does not
+            self.banned = call.name
         return REPEAT_NOTE if failed else DONE_NOTE
+
+    def take_banned(self) -> str | None:
+        banned, self.banned = self.banned, None
+        return banned
 
     def wants_check(self) -> bool:
         """True once per turn, when the model answers right after changing a file."""

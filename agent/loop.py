@@ -27,12 +27,12 @@ from agent.context import (
     trim_tool_result,
 )
 from agent.events import ErrorEvent, EventSink, Notice, StepStats, TurnFinished, TurnStats
-from agent.habits import CHECK_NUDGE, REPORT_PROMPT, ReadLedger, TurnWatch
+from agent.habits import CHECK_NUDGE, DONE_NOTE, REPORT_PROMPT, ReadLedger, TurnWatch
 from agent.model import ChatModel, ContextOverflow, ModelError
 from agent.permissions import Permissions
 from agent.reply import Call, Reply, collect
 from agent.sessions import Session
-from agent.stepschema import STEP_GUIDE
+from agent.stepschema import STEP_GUIDE, parse_step
 from tools.base import ToolContext, ToolResult
 from tools.registry import ToolRegistry
 
@@ -144,17 +144,29 @@ class Agent:
         """The model's closing words, asked for in plain text (no tools, no grammar)."""
         self._add({"role": "user", "content": REPORT_PROMPT})
         reply = await self._ask(turn, tools=False)
-        self._add({"role": "assistant", "content": reply.text})
-        return reply.text
+        text = reply.text.strip()
+        if text.startswith(("{", "```")):  # it kept to the step format: its answer, if any
+            step = parse_step(text)
+            text = step.strip() if isinstance(step, str) else ""
+        # Nothing usable said: the last tool result is the honest report.
+        text = text or next(
+            f"Last result: {m['content'].removesuffix(DONE_NOTE)}"
+            for m in reversed(self.messages)
+            if m["role"] == "tool"
+        )
+        self._add({"role": "assistant", "content": text})
+        return text
 
     async def _ask(self, turn: _Turn, *, tools: bool = True) -> Reply:
         """One model reply; compacts first when the history nears the context size, and once
         more (then gives up) when the server still says it does not fit."""
         await self._compact(turn.emit, force=False)
         constrained = self.constrained and tools
+        banned = turn.watch.take_banned() if constrained else None
+        schemas = [s for s in self.registry.schemas() if s["function"]["name"] != banned]
+        schemas = schemas if tools else []
         for attempt in range(2):
             reply = Reply()
-            schemas = self.registry.schemas() if tools else []
             stream = self.model.stream(self.messages, schemas, constrained=constrained)
             try:
                 await collect(

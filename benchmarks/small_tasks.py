@@ -112,7 +112,10 @@ TASKS = [
     Task(
         "count-lines",
         "How many lines does data.txt have?",
-        lambda ws, r: r["stop_reason"] == "done" and "7" in r["result"],
+        # The count said, not the file shown back.
+        lambda ws, r: (
+            r["stop_reason"] == "done" and "7" in r["result"] and "row" not in r["result"]
+        ),
         {"data.txt": "".join(f"row {i}\n" for i in range(1, 8))},
     ),
     Task(

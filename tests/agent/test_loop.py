@@ -400,6 +400,31 @@ async def test_a_small_model_repeating_a_finished_step_is_asked_to_report(ws: Pa
     assert_valid_history(agent.messages)
 
 
+@pytest.mark.parametrize(
+    ("said", "final"),
+    [
+        ('{"name": "answer", "arguments": {"text": "It printed hi."}}', "It printed hi."),
+        ('{"name": "bash", "arguments": {"command": "echo hi"}}', "Last result: hi\n[exit code 0]"),
+    ],
+)
+async def test_a_report_in_step_format_is_read_as_one(ws: Path, said: str, final: str) -> None:
+    step = '{"name": "bash", "arguments": {"command": "echo hi"}}'
+    agent, _ = make_agent(ws, [text(step), text(step), text(said)], tool_mode="constrained")
+    finished = await agent.run_turn("run echo hi", Face())
+    assert finished.final_text == final
+
+
+async def test_a_call_failing_twice_takes_its_tool_out_of_the_next_step(ws: Path) -> None:
+    fail = '{"name": "bash", "arguments": {"command": "python3 broken.py"}}'
+    done = '{"name": "answer", "arguments": {"text": "It is broken."}}'
+    agent, model = make_agent(ws, [text(fail), text(fail), text(done)], tool_mode="constrained")
+    finished = await agent.run_turn("fix broken.py", Face())
+
+    assert finished.final_text == "It is broken."
+    offered = [[t["function"]["name"] for t in r.tools] for r in model.requests]
+    assert "bash" in offered[1] and "bash" not in offered[2]
+
+
 async def test_existing_files_are_read_before_they_are_changed(ws: Path) -> None:
     (ws / "config.ini").write_text("port=8080\n")
     change = {"path": "config.ini", "old": "8080", "new": "9090"}
