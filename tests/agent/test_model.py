@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from agent.app import server_root, wants_constrained
 from agent.model import (
     CallPiece,
     ContextOverflow,
@@ -248,3 +249,25 @@ async def test_unreachable_server() -> None:
     model = OpenAIChatModel("http://127.0.0.1:9")
     with pytest.raises(ModelError, match="cannot reach the model server at http://127.0.0.1:9/v1"):
         await pieces(model)
+
+
+@pytest.mark.parametrize(
+    ("caps", "name", "n_params", "constrained"),
+    [
+        ({"supports_tool_calls": True}, "qwen2.5-coder-0.5b.gguf", 630_167_424, True),
+        ({"supports_tool_calls": True}, "gemma-4-31b-it.gguf", 31_000_000_000, False),
+        ({"supports_tool_calls": False}, "gemma-4-31b-it.gguf", 31_000_000_000, True),
+        ({"supports_tool_calls": True}, "Qwen3-1.7B", None, True),
+        ({"supports_tool_calls": True}, "Qwen3-32B", None, False),
+        ({"supports_tool_calls": True}, "my-model", None, False),
+    ],
+)
+def test_tool_mode_follows_the_model(
+    caps: dict[str, bool], name: str, n_params: int | None, constrained: bool
+) -> None:
+    assert wants_constrained(caps, name, n_params) is constrained
+
+
+def test_server_root() -> None:
+    assert server_root("http://127.0.0.1:8080/v1/") == "http://127.0.0.1:8080"
+    assert server_root("http://h:1") == "http://h:1"
