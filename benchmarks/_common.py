@@ -102,3 +102,6 @@ def main_guard(run: Callable[[], int]) -> int:
             KeyError, ValueError) as exc:
         print(f"benchmark error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("benchmark interrupted", file=sys.stderr)
+        return 130

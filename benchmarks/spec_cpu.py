@@ -22,7 +22,7 @@ from typing import Any
 from _common import header, main_guard, save, scratch
 from rich.console import Console
 
-from server.bench import parse_args, run
+from server.bench import interrupt_on_sigterm, parse_args, run
 from server.bench_modes import NGRAM_TYPES
 
 DFLASH_MODES = "none,dflash,dflash+ngram-mod"
@@ -52,6 +52,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="one short prompt (smoke run)")
     parser.add_argument("--out", type=Path, help="keep the bench folders and result.json here")
     args = parser.parse_args()
+    interrupt_on_sigterm()
     info = header("spec_cpu")
 
     def go() -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from dataclasses import replace
@@ -83,9 +84,19 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return _parser().parse_args(argv[1:] if argv[:1] == ["bench"] else argv)
 
 
+def interrupt_on_sigterm() -> None:
+    """A `kill` or a timeout ends the run like ^C: servers stop, what was measured is summarized."""
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+
+
 def main(argv: list[str]) -> int:
     """`beecode bench ...` (agent/cli.py passes its args through)."""
     args = parse_args(argv)
+    interrupt_on_sigterm()
     console = Console()
     if not console.is_terminal:
         console.width = REPORT_WIDTH  # a pipe or file gets the whole table, not 80 columns
@@ -216,6 +227,7 @@ def _finish(bench: BenchRun, profile: str | None, model: str, console: Console) 
         "servers": bench.servers,
         "rows": as_json(rows),
         "speedup_by_mode": speedup_by_mode(rows),
+        "speedup_best_by_mode": speedup_by_mode(rows, best=True),
         "best_mode": best_mode(rows),
         "agreement": as_json(agreements),
         "samples": as_json(bench.samples),

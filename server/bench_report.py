@@ -62,6 +62,7 @@ def results_table(rows: Sequence[Row], title: str) -> Table:
     for name in ("prompt", "mode", "tokens", "tok/s", "gen s", "drafted", "accepted", "acc %"):
         table.add_column(name, justify="left" if name in ("prompt", "mode") else "right")
     table.add_column("speed-up", justify="right", style="bold")
+    table.add_column("best/best", justify="right")
     previous = None
     for row in rows:
         table.add_row(
@@ -76,6 +77,7 @@ def results_table(rows: Sequence[Row], title: str) -> Table:
                 row.acceptance.median * 100, row.acceptance.low * 100, row.acceptance.high * 100
             ), "{:.0f}"),
             f"{row.speedup:.2f}x" if row.speedup is not None else "",
+            f"{row.speedup_best:.2f}x" if row.speedup_best is not None else "",
         )
         previous = row.prompt
     return table
@@ -119,10 +121,11 @@ def terminal_bars(rows: Sequence[Row]) -> Text:
 def print_report(console: Console, rows: Sequence[Row], agreements: Sequence[Agreement],
                  title: str) -> None:
     console.print(results_table(rows, title))
-    means = speedup_by_mode(rows)
+    means, bests = speedup_by_mode(rows), speedup_by_mode(rows, best=True)
     if means:
-        console.print("mean speed-up over none (geometric, all prompts): " + ", ".join(
-            f"{mode} {value:.2f}x" for mode, value in means.items()))
+        console.print("speed-up over none, geometric mean over prompts (median / best-of-reps): "
+                      + ", ".join(f"{mode} {value:.2f}x / {bests[mode]:.2f}x"
+                                  for mode, value in means.items()))
     console.print(terminal_bars(rows))
     if agreements:
         console.print(agreement_table(agreements))

@@ -54,6 +54,8 @@ def test_summary_reports_median_spread_and_speedup() -> None:
     assert (base.tok_s.median, base.tok_s.low, base.tok_s.high) == (22.0, 20.0, 30.0)
     assert spec.reps == 3
     assert spec.speedup == pytest.approx(50.0 / 22.0)
+    assert spec.speedup_best == pytest.approx(66.0 / 30.0)
+    assert base.speedup_best is None
     assert spec.draft_n is not None and spec.draft_n.median == 100
     assert spec.acceptance is not None
     assert (spec.acceptance.low, spec.acceptance.median, spec.acceptance.high) == (0.5, 0.5, 0.9)
@@ -73,6 +75,7 @@ def test_best_mode_uses_the_geometric_mean_over_prompts() -> None:
     ]
     rows = summarize(samples)
     assert speedup_by_mode(rows) == pytest.approx({"x": 2.0, "y": 2.5})
+    assert speedup_by_mode(rows, best=True) == pytest.approx({"x": 2.0, "y": 2.5})  # one rep each
     assert best_mode(rows) == "y"
 
 
