@@ -93,7 +93,8 @@ def by_hand(argv: list[str], log: Path) -> float:
 
 def tui_ready(url: str, workspace: Path, env: dict[str, str]) -> float:
     """Seconds from starting `beecode` in a tmux pane to the connected status line."""
-    tmux = ["tmux", "-L", f"beecode-bench-{os.getpid()}"]
+    # A socket per run: a tmux server that is still exiting must not meet the next run's session.
+    tmux = ["tmux", "-L", f"beecode-bench-{os.getpid()}-{time.monotonic_ns()}"]
     variables = [a for k in ("BEECODE_DATA_DIR", "BEECODE_STATE_DIR", "BEECODE_CONFIG_DIR")
                  for a in ("-e", f"{k}={env[k]}")]
     command = f"{' '.join(BEECODE)} --endpoint {url}/v1 --permission-mode plan"
