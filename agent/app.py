@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -24,7 +24,10 @@ from agent.sessions import Session, SessionError
 from server.client import get_props
 from server.errors import ServerError
 from tools.base import ToolContext
-from tools.registry import default_registry
+from tools.registry import ToolRegistry, default_registry
+
+if TYPE_CHECKING:
+    from tools.mcp import McpServers
 
 Progress = Callable[[str], None]
 SMALL_MODEL_PARAMS = 3_000_000_000  # below this, tool calls are constrained to a schema
@@ -88,6 +91,35 @@ def earlier_session(workspace: Path, resume: str | None, continue_latest: bool) 
     return None
 
 
+def connect_mcp(config: Config, progress: Progress | None) -> McpServers | None:
+    """The config's MCP servers, connected at once (None when none is configured). A server that
+    fails costs one progress line; the agent works without it."""
+    if not config.mcp_servers:
+        return None
+    from server.paths import state_dir
+    from tools.mcp import McpServers  # the SDK takes ~0.7 s to import: only when it is needed
+
+    servers = McpServers(config.mcp_servers, state_dir() / "mcp.log")
+    if progress:
+        progress(f"connecting MCP servers: {', '.join(config.mcp_servers)}")
+    for problem in servers.connect():
+        if progress:
+            progress(problem)
+    return servers
+
+
+def tool_registry(mcp: McpServers | None) -> ToolRegistry:
+    """The built-in tools, then the MCP servers' tools; closing the registry closes the servers."""
+    registry = default_registry()
+    if mcp is not None:
+        tools = mcp.tools(set(registry.names()))
+        for tool in tools:
+            registry.add(tool)
+        if not tools:
+            mcp.close()  # nothing in the registry would close it
+    return registry
+
+
 def build_agent(
     workspace: Path,
     config: Config,
@@ -95,8 +127,12 @@ def build_agent(
     resume: str | None = None,
     continue_latest: bool = False,
     progress: Progress | None = None,
+    mcp: McpServers | None = None,
 ) -> Agent:
-    """A ready agent. Raises AppError, SessionError or the server's errors with one line."""
+    """A ready agent. Raises AppError, SessionError or the server's errors with one line.
+
+    ``mcp``: MCP servers the caller connected (the TUI keeps them for /mcp); when None, those
+    of the config are connected here."""
     earlier = earlier_session(
         workspace, resume, continue_latest
     )  # bad ids fail before a server starts
@@ -131,9 +167,10 @@ def build_agent(
     permissions = Permissions(
         config.permission_mode, config.allow, config.deny, workspace, extra_roots
     )
+    registry = tool_registry(mcp if mcp is not None else connect_mcp(config, progress))
     return Agent(
         model,
-        default_registry(),
+        registry,
         permissions,
         earlier or Session.create(workspace),
         config,

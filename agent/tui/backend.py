@@ -18,6 +18,7 @@ from agent.tui.core import ConnectRequest, Core, Facts, ModeHolder, Progress, Se
 if TYPE_CHECKING:
     from agent.config import Config
     from server.progress import Hooks
+    from tools.mcp import McpServers
 
 
 class BackendError(Exception):
@@ -47,9 +48,10 @@ class LocalBackend:
         self.workspace = workspace
         self.config = config
         self.started_server = False  # stopped again on quit
+        self.mcp: McpServers | None = None  # the current agent's MCP servers, for /mcp
 
     def connect(self, request: ConnectRequest, progress: Progress) -> Core:
-        from agent.app import build_agent
+        from agent.app import build_agent, connect_mcp
 
         config = self.config
         if request.profile is not None:
@@ -59,14 +61,23 @@ class LocalBackend:
             self._serve(request.profile, progress, switch=True)
         elif not config.endpoint:
             self._serve(config.profile, progress, switch=False)
-        agent = build_agent(
-            self.workspace,
-            config,
-            resume=request.resume,
-            continue_latest=request.continue_latest,
-            progress=lambda line: progress("step", line),
-        )
-        self.config = config
+        mcp = connect_mcp(config, lambda line: progress("step", line))
+        try:
+            agent = build_agent(
+                self.workspace,
+                config,
+                resume=request.resume,
+                continue_latest=request.continue_latest,
+                progress=lambda line: progress("step", line),
+                mcp=mcp,
+            )
+        except BaseException:
+            if mcp is not None:
+                mcp.close()
+            raise
+        if self.mcp is not None:
+            self.mcp.close()  # the previous agent's servers: the app swaps to the new core now
+        self.config, self.mcp = config, mcp
         return Core(
             agent=agent,
             facts=self._facts(agent),
@@ -159,14 +170,20 @@ class LocalBackend:
         self.started_server = True
 
     def shutdown(self) -> None:
+        if self.mcp is not None:
+            self.mcp.close()
         if self.started_server:
             from server import supervise
 
             supervise.down()
 
     def extras(self, what: str) -> list[str]:
+        if what == "mcp":
+            if self.mcp is None:
+                return ["No MCP servers: add [mcp_servers.NAME] tables to the user config.toml."]
+            return self.mcp.status_lines()
         if what != "bench":
-            return []  # MCP and skills: their issue has not landed an interface to list yet
+            return []  # skills: their issue has not landed an interface to list yet
         from agent.tui.baseline import bench_report
         from server.paths import data_dir
 
