@@ -89,7 +89,7 @@ def test_bench_refuses_a_mode_the_profile_cannot_serve(
         ("spec_cpu.py", ["--quick", "--reps", "1", "--modes", "none,ngram-simple"],
          "best draftless type for tiny:"),
         ("startup.py", ["--reps", "1"], "server up / by hand:"),
-        ("agent_overhead.py", ["--tasks", "1", "--max-tokens", "24"], "bare HTTP client:"),
+        ("agent_overhead.py", ["--tasks", "1", "--max-tokens", "24"], "TUI (frames written):"),
     ],
 )
 def test_runners_exit_zero_and_print_their_ratios(

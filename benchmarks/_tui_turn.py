@@ -1,0 +1,117 @@
+"""One turn in the real TUI, headless, timed from the text painted on screen (for agent_overhead).
+
+    python benchmarks/_tui_turn.py URL TASK   (in the workspace, with the benchmark's environment)
+
+The real ``BeeApp`` with the real backend (``LocalBackend`` on ``--endpoint URL``) runs under
+Textual's headless driver at 120x40 and sends TASK as the user would. The user sees text when a
+frame is written after the Markdown widget has taken it in, so two clocks run: every finished
+append of the assistant's Markdown (with the source length it reached) and every frame written.
+A text length is seen at the first frame after the append that reached it. Prints one JSON line:
+the server's figures for the turn's model request and when the first and the whole reply were
+seen, for the same decode window as the server's ``predicted_per_second``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import sys
+import time
+from bisect import bisect_left
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from textual.await_complete import AwaitComplete  # noqa: E402
+from textual.widgets import Markdown  # noqa: E402
+
+from agent.config import load_config  # noqa: E402
+from agent.events import Event, StepStats, TextDelta, TurnStats  # noqa: E402
+from agent.tui.app import BeeApp  # noqa: E402
+from agent.tui.backend import LocalBackend  # noqa: E402
+
+SIZE = (120, 40)
+TIMEOUT_S = 600.0
+
+
+class TimedApp(BeeApp):
+    """The real app, noting when each frame is written."""
+
+    frames: list[float]
+
+    def _display(self, screen: Any, renderable: Any) -> None:
+        super()._display(screen, renderable)
+        self.frames.append(time.monotonic())
+
+
+def time_appends(applied: list[tuple[float, int]]) -> None:
+    """Note (time, source length) when an append to an assistant Markdown widget is done."""
+    original = Markdown.append
+
+    def append(self: Markdown, markdown: str) -> AwaitComplete:
+        pending = original(self, markdown)
+        reached = len(self.source)
+
+        async def done() -> None:
+            await pending
+            if self.has_class("assistant"):
+                applied.append((time.monotonic(), reached))
+
+        return AwaitComplete(done())
+
+    Markdown.append = append  # type: ignore[method-assign]
+
+
+def seen_at(chars: int, applied: list[tuple[float, int]], frames: list[float]) -> float | None:
+    """When the first ``chars`` characters of the reply were first on a written frame."""
+    done = next((t for t, reached in applied if reached >= chars), None)
+    if done is None:
+        return None
+    index = bisect_left(frames, done)
+    return frames[index] if index < len(frames) else None
+
+
+async def one_turn(url: str, task: str) -> dict[str, Any]:
+    workspace = Path.cwd()
+    flags = {"endpoint": f"{url}/v1", "permission_mode": "plan", "tool_mode": "native",
+             "max_steps": 1}
+    app = TimedApp(LocalBackend(workspace, load_config(workspace, flags)),
+                   history_path=workspace.parent / "tui-history.jsonl")
+    app.frames = []
+    applied: list[tuple[float, int]] = []
+    time_appends(applied)
+    deltas: list[int] = []  # characters of each text delta drained, in order
+    stats: list[TurnStats] = []
+    async with app.run_test(size=SIZE, headless=True) as pilot:
+        deadline = time.monotonic() + TIMEOUT_S
+        while app.core is None and time.monotonic() < deadline:
+            await pilot.pause(0.05)
+        if app.core is None:
+            raise RuntimeError("the TUI did not connect to the server")
+        show = app.main._show
+
+        async def noted(event: Event) -> None:
+            if isinstance(event, TextDelta) and event.text:
+                deltas.append(len(event.text))
+            elif isinstance(event, StepStats):
+                stats.append(event.stats)
+            await show(event)
+
+        app.main._show = noted  # type: ignore[method-assign]
+        await app.main.start_turn(task)
+        while app.main.turns_finished < 1 and time.monotonic() < deadline:
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)  # the last frame after the reply's final append
+    if not stats:
+        raise RuntimeError("the TUI turn finished without the server's figures")
+    return {"text_chars": sum(deltas), "drains": len(deltas), "stats": dataclasses.asdict(stats[0]),
+            "first_seen": seen_at(deltas[0], applied, app.frames) if deltas else None,
+            "last_seen": seen_at(sum(deltas), applied, app.frames) if deltas else None,
+            "frames": len(app.frames)}
+
+
+if __name__ == "__main__":
+    print(json.dumps(asyncio.run(one_turn(sys.argv[1], sys.argv[2]))))
