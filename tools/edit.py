@@ -7,7 +7,14 @@ from typing import Any
 
 from tools.base import Kind, ToolContext, ToolResult
 from tools.core import BOOL, STR, BaseTool, ToolError, params
-from tools.files import atomic_write, existing_file, numbered, read_text, unified_diff
+from tools.files import (
+    atomic_write,
+    existing_file,
+    numbered,
+    read_text,
+    syntax_note,
+    unified_diff,
+)
 from tools.paths import shown_path
 
 # Below this similarity the "closest match" would only mislead.
@@ -50,7 +57,7 @@ class EditTool(BaseTool):
         else:
             where = f"{len(lines)} replacements at lines {_listed(lines)}"
         return ToolResult(
-            f"edited {shown}: {where}",
+            f"edited {shown}: {where}" + syntax_note(shown, after),
             meta={"path": shown, "diff": unified_diff(text, after, shown)},
         )
 

@@ -61,6 +61,20 @@ def atomic_write(full: Path, text: str) -> None:
         raise
 
 
+def syntax_note(shown: str, text: str) -> str:
+    """A line saying a Python file no longer compiles, else "": the model hears of a broken edit
+    at once, not a run later (small models rarely go back to check)."""
+    if not shown.endswith((".py", ".pyw")):
+        return ""
+    try:
+        compile(text, shown, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        return f"\nWarning: {shown} line {error.lineno}: SyntaxError: {error.msg}"
+    except ValueError:  # source with NUL bytes; nothing useful to say
+        return ""
+    return ""
+
+
 def unified_diff(before: str, after: str, shown: str, created: bool = False) -> str:
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
@@ -158,11 +172,14 @@ class WriteTool(BaseTool):
         shown = shown_path(full, ctx)
         created = not full.exists()
         before = "" if created or is_binary(full) else read_text(full, shown)
-        atomic_write(full, content)
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+        counted = f"{lines} line{'' if lines == 1 else 's'}"
+        if not created and before == content:  # said plainly: a model rewriting it is done
+            return ToolResult(f"{shown} already holds this content ({counted}); nothing changed")
+        atomic_write(full, content)
         verb = "created" if created else "wrote"
         return ToolResult(
-            f"{verb} {shown} ({lines} line{'' if lines == 1 else 's'})",
+            f"{verb} {shown} ({counted})" + syntax_note(shown, content),
             meta={"path": shown, "diff": unified_diff(before, content, shown, created)},
         )
 

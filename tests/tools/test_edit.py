@@ -80,6 +80,14 @@ async def test_nothing_close(ctx: ToolContext, source: Path) -> None:
     )
 
 
+async def test_edit_that_breaks_python_says_so(ctx: ToolContext, source: Path) -> None:
+    result = await edit.run({"path": "app.py", "old": "def main():", "new": "def main()"}, ctx)
+    assert not result.is_error
+    assert result.output == (
+        "edited app.py: 1 replacement at line 5\nWarning: app.py line 5: SyntaxError: expected ':'"
+    )
+
+
 async def test_crlf_file_is_edited_with_lf_text(ctx: ToolContext, workspace: Path) -> None:
     path = workspace / "win.txt"
     path.write_bytes(b"one\r\ntwo\r\nthree\r\n")

@@ -120,6 +120,15 @@ async def test_write_replaces_by_rename_and_keeps_mode(ctx: ToolContext, workspa
     assert "-echo old\n+echo new\n" in result.meta["diff"]
 
 
+async def test_write_of_the_same_content_changes_nothing(ctx: ToolContext, workspace: Path) -> None:
+    target = workspace / "same.txt"
+    target.write_text("a\nb\n")
+    mtime = target.stat().st_mtime_ns
+    result = await write.run({"path": "same.txt", "content": "a\nb\n"}, ctx)
+    assert result.output == "same.txt already holds this content (2 lines); nothing changed"
+    assert target.stat().st_mtime_ns == mtime and not result.is_error
+
+
 async def test_write_new_file_mode_follows_umask(ctx: ToolContext, workspace: Path) -> None:
     old = os.umask(0o027)
     try:
@@ -133,6 +142,17 @@ async def test_write_keeps_content_byte_exact(ctx: ToolContext, workspace: Path)
     content = "a\r\nb\n\tc ü"
     await write.run({"path": "x.txt", "content": content}, ctx)
     assert (workspace / "x.txt").read_bytes() == content.encode()
+
+
+async def test_write_of_python_that_does_not_compile_says_so(
+    ctx: ToolContext, workspace: Path
+) -> None:
+    result = await write.run({"path": "bad.py", "content": "def f(:\n    pass\n"}, ctx)
+    assert not result.is_error  # the file is written; the warning is for the model
+    assert result.output.startswith("created bad.py (2 lines)\nWarning: bad.py line 1: SyntaxError")
+    assert (workspace / "bad.py").read_text() == "def f(:\n    pass\n"
+    fine = await write.run({"path": "bad.txt", "content": "def f(:\n"}, ctx)
+    assert fine.output == "created bad.txt (1 line)"  # only Python files are compiled
 
 
 async def test_write_to_a_directory_fails(ctx: ToolContext, workspace: Path) -> None:
