@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +31,7 @@ class Request:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
     constrained: bool
+    allowed: Collection[str] | None = None
 
 
 Step = ModelChunk | Hold | Exception
@@ -70,9 +71,14 @@ class ScriptedModel:
         self.requests: list[Request] = []
 
     async def stream(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, constrained: bool
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        constrained: bool,
+        allowed: Collection[str] | None = None,
     ) -> AsyncIterator[ModelChunk]:
-        self.requests.append(Request(copy.deepcopy(messages), tools, constrained))
+        self.requests.append(Request(copy.deepcopy(messages), tools, constrained, allowed))
         if not self.replies:
             raise AssertionError("the scripted model has no reply left")
         for step in self.replies.pop(0):

@@ -1,15 +1,17 @@
 """Work habits the loop enforces, because small local models do not keep them on their own.
 
-- Read before changing: an edit of an existing file the session has not read is refused with a
-  note to read it first (small models overwrite files they never looked at).
+- Read before changing: an edit of an existing file the session has not read is refused, and the
+  refusal shows the file, so the next try can be right (small models overwrite files they never
+  looked at).
 - Do not loop: the same call with the same result is flagged the second time and ends the turn
   the third time. In constrained mode a call that failed twice the same way also takes its tool
   out of the next step, which forces a different action.
-- Check your work: in constrained mode, an answer right after a file change gets one request
-  to run, compile or read what changed first (small models claim results they never saw).
+- Check your work: in constrained mode, writing the same change twice takes the file tools out
+  of the next step (run or read it instead), and an answer right after a file change gets one
+  request to run, compile or read what changed first (small models claim results they never saw).
 - Know when to stop: a 0.5B model in constrained mode practically never picks the answer step;
   it repeats its last successful call instead. That repeat (same call, same result) means it has
-  nothing left to do, so the turn ends with a plain-words report from the model.
+  nothing left to do, so the turn ends with the model's report, asked for as an answer step.
 """
 
 from __future__ import annotations
@@ -22,33 +24,45 @@ from agent.reply import Call
 from tools.base import ToolResult
 from tools.registry import ToolRegistry
 
+SHOWN_FILE_BYTES = 4_000  # an unread file this small is shown in the refusal to change it
 MAX_REPEATS = 3  # the same call with the same result, before the turn stops
 REPEAT_NOTE = (
     "\n[This exact call already failed this way. Do something different: read the file or list"
     " the folder (ls) to see what is there.]"
 )
 DONE_NOTE = "\n[This exact call already ran, with this same result. If the task is done, answer.]"
+WRITTEN_NOTE = "\n[Already written. Now check it: run it with bash or read it. Or answer.]"
+FILE_TOOLS = frozenset({"write", "edit"})
 CHECK_NUDGE = "Before you answer, check your change: run, compile or read what you changed."
-REPORT_PROMPT = "In one or two sentences, tell me what you did and what the results showed."
+REPORT_PROMPT = (
+    "The work is done. Call answer: reply to my request ({request}) in one or two sentences, "
+    "saying what you did and what the results showed."
+)
 
 
 @dataclass
 class TurnWatch:
     """One turn's record of results, for the repeat guard and the check nudge."""
 
-    repeats: dict[str, int] = field(default_factory=dict)
+    repeats: dict[str, tuple[int, bool]] = field(default_factory=dict)  # key -> (count, failed)
     stuck: str | None = None  # why the turn must stop
     unchecked_edit: bool = False  # a file changed and nothing ran or read since
     nudged: bool = False
     settled: bool = False  # a successful call was repeated with the same result
-    banned: str | None = None  # a tool the next constrained step may not use
+    banned: frozenset[str] = frozenset()  # tools the next constrained step may not use
 
     def observe(self, call: Call, kind: str | None, result: ToolResult) -> str:
         """Record a result; returns a note to append to it for the model (or "")."""
+        failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
         if not result.is_error:
             self.unchecked_edit = kind == "edit"
-        key = f"{call.name} {json.dumps(call.arguments, sort_keys=True)} {result.output}"
-        count = self.repeats[key] = self.repeats.get(key, 0) + 1
+        # The same change twice is a repeat whatever it reports the second time ("created"
+        # became "already holds this content", or the old text is gone).
+        outcome = "" if kind == "edit" else result.output
+        key = f"{call.name} {json.dumps(call.arguments, sort_keys=True)} {outcome}"
+        count, first_failed = self.repeats.get(key, (0, failed))
+        count += 1
+        self.repeats[key] = (count, first_failed)
         if count >= MAX_REPEATS and self.stuck is None:
             self.stuck = (
                 f"Stopped: the same {call.name} call gave the same result {count} times: "
@@ -56,14 +70,18 @@ class TurnWatch:
             )
         if count != MAX_REPEATS - 1:
             return ""
-        failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
-        self.settled = self.settled or not failed
-        if failed:  # a small model ignores the note; taking the tool away for a step does not
-            self.banned = call.name
-        return REPEAT_NOTE if failed else DONE_NOTE
+        # A small model ignores a note; taking a tool away for one step it cannot ignore.
+        if first_failed and failed:
+            self.banned = frozenset({call.name})
+            return REPEAT_NOTE
+        if self.unchecked_edit:  # the same change again: it means "done", but nothing checked it
+            self.banned = FILE_TOOLS
+            return WRITTEN_NOTE
+        self.settled = True
+        return DONE_NOTE
 
-    def take_banned(self) -> str | None:
-        banned, self.banned = self.banned, None
+    def take_banned(self) -> frozenset[str]:
+        banned, self.banned = self.banned, frozenset()
         return banned
 
     def wants_check(self) -> bool:
@@ -92,7 +110,8 @@ class ReadLedger:
         return [(self.workspace / p).resolve() for p in tool.paths(call.arguments)]
 
     def unread_edit(self, call: Call) -> str | None:
-        """Why this edit must wait (an existing file never read), or None."""
+        """Why this edit must wait (an existing file never read), or None. The refusal shows a
+        small file whole, which counts as reading it: the next try may change it."""
         if self.kind(call) != "edit":
             return None
         for path in self._paths(call):
@@ -102,9 +121,29 @@ class ReadLedger:
                     if path.is_relative_to(self.workspace)
                     else path
                 )
-                return f"{shown} exists and you have not read it; read it first, then change it"
+                text = _small_text(path)
+                if text is None:
+                    return f"{shown} exists and you have not read it; read it first, then change it"
+                self.seen.add(path)
+                return (
+                    f"{shown} exists and you have not read it. It holds:\n{text}\n"
+                    "Change it with edit, or write its whole new content"
+                )
         return None
 
     def observe(self, call: Call, result: ToolResult) -> None:
         if not result.is_error and self.kind(call) in ("read", "edit"):
             self.seen.update(self._paths(call))
+
+
+def _small_text(path: Path) -> str | None:
+    """A file's text when it is small and readable, for showing whole; else None."""
+    try:
+        if path.stat().st_size > SHOWN_FILE_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\0" in data:
+        return None
+    return data.decode("utf-8", errors="replace")

@@ -32,7 +32,7 @@ from agent.model import ChatModel, ContextOverflow, ModelError
 from agent.permissions import Permissions
 from agent.reply import Call, Reply, collect
 from agent.sessions import Session
-from agent.stepschema import STEP_GUIDE, parse_step
+from agent.stepschema import STEP_GUIDE, STEP_LEFT_OUT
 from tools.base import ToolContext, ToolResult
 from tools.registry import ToolRegistry
 
@@ -52,6 +52,7 @@ class _Stop(Exception):
 @dataclasses.dataclass
 class _Turn:
     emit: EventSink
+    request: str
     stats: list[TurnStats] = dataclasses.field(default_factory=list)
     invalid_streak: int = 0
     watch: TurnWatch = dataclasses.field(default_factory=TurnWatch)
@@ -91,7 +92,7 @@ class Agent:
 
     async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
         """One user turn: model and tool steps until the model answers or the turn stops."""
-        turn = _Turn(emit)
+        turn = _Turn(emit, user_text)
         self._cancelled = False
         self._add({"role": "user", "content": user_text})
         self._task = asyncio.create_task(self._steps(turn))
@@ -141,13 +142,13 @@ class Agent:
             return TurnFinished(turn.stats, "error", str(e))
 
     async def _report(self, turn: _Turn) -> str:
-        """The model's closing words, asked for in plain text (no tools, no grammar)."""
-        self._add({"role": "user", "content": REPORT_PROMPT})
-        reply = await self._ask(turn, tools=False)
+        """The model's closing words, as a step that can only be the answer: asked in plain
+        words, a small model often answered with one more step object instead."""
+        request = " ".join(turn.request.split())
+        request = request if len(request) <= 200 else request[:200] + "..."
+        self._add({"role": "user", "content": REPORT_PROMPT.format(request=json.dumps(request))})
+        reply = await self._ask(turn, only_answer=True)
         text = reply.text.strip()
-        if text.startswith(("{", "```")):  # it kept to the step format: its answer, if any
-            step = parse_step(text)
-            text = step.strip() if isinstance(step, str) else ""
         # Nothing usable said: the last tool result is the honest report.
         text = text or next(
             f"Last result: {m['content'].removesuffix(DONE_NOTE)}"
@@ -157,24 +158,30 @@ class Agent:
         self._add({"role": "assistant", "content": text})
         return text
 
-    async def _ask(self, turn: _Turn, *, tools: bool = True) -> Reply:
+    async def _ask(self, turn: _Turn, *, only_answer: bool = False) -> Reply:
         """One model reply; compacts first when the history nears the context size, and once
-        more (then gives up) when the server still says it does not fit."""
+        more (then gives up) when the server still says it does not fit. ``only_answer``: a
+        constrained step whose one choice is the answer."""
         await self._compact(turn.emit, force=False)
-        constrained = self.constrained and tools
-        banned = turn.watch.take_banned() if constrained else None
-        schemas = [s for s in self.registry.schemas() if s["function"]["name"] != banned]
-        schemas = schemas if tools else []
+        constrained = self.constrained
+        schemas = self.registry.schemas()
+        allowed: set[str] | None = None
+        if constrained:
+            schemas = [s for s in schemas if s["function"]["name"] not in STEP_LEFT_OUT]
+            banned = turn.watch.take_banned()
+            allowed = set() if only_answer else {n for n in _names(schemas) if n not in banned}
         for attempt in range(2):
             reply = Reply()
-            stream = self.model.stream(self.messages, schemas, constrained=constrained)
+            stream = self.model.stream(
+                self.messages, schemas, constrained=constrained, allowed=allowed
+            )
             try:
                 await collect(
                     stream,
                     turn.emit,
                     reply,
                     constrained=constrained,
-                    tool_names=self.registry.names() if tools else (),
+                    tool_names=self.registry.names(),
                 )
             except ContextOverflow as e:
                 if attempt:
@@ -271,6 +278,10 @@ class Agent:
     def _add(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
         self.session.append({"type": "message", "message": message})
+
+
+def _names(schemas: list[dict[str, Any]]) -> list[str]:
+    return [s["function"]["name"] for s in schemas]
 
 
 def _trimmed(message: dict[str, Any]) -> dict[str, Any]:

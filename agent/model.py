@@ -10,7 +10,7 @@ a prompt larger than the context becomes ``ContextOverflow`` so the loop can com
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -64,10 +64,17 @@ ModelChunk = TextPiece | ReasoningPiece | CallPiece | StreamEnd
 
 class ChatModel(Protocol):
     def stream(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, constrained: bool
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        constrained: bool,
+        allowed: Collection[str] | None = None,
     ) -> AsyncIterator[ModelChunk]:
         """One model request. ``constrained``: force the reply into one step object
-        (``agent.stepschema``), for models too small to call tools reliably."""
+        (``agent.stepschema``), for models too small to call tools reliably. ``allowed``: the
+        tools that step may call (None: all; the answer always). The template still describes
+        every tool, so the prompt prefix stays the same from step to step."""
         ...
 
 
@@ -173,7 +180,11 @@ class OpenAIChatModel:
         self._max_tokens = max_tokens
 
     def _request(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], constrained: bool
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        constrained: bool,
+        allowed: Collection[str] | None,
     ) -> dict[str, Any]:
         request: dict[str, Any] = {
             "model": self._model,
@@ -186,7 +197,8 @@ class OpenAIChatModel:
         if constrained:
             # The tools go too, so the chat template describes them (and the answer step).
             request["tools"] = step_tools(tools)
-            request["response_format"] = step_response_format(tools)
+            callable_now = [t for t in tools if allowed is None or t["function"]["name"] in allowed]
+            request["response_format"] = step_response_format(callable_now)
         elif tools:
             request["tools"] = tools
         if self._extra:
@@ -194,7 +206,12 @@ class OpenAIChatModel:
         return request
 
     async def stream(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, constrained: bool
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        constrained: bool,
+        allowed: Collection[str] | None = None,
     ) -> AsyncIterator[ModelChunk]:
         clock = _Clock()
         finish: str | None = None
@@ -202,7 +219,7 @@ class OpenAIChatModel:
         usage: dict[str, Any] | None = None
         try:
             response = await self._client.chat.completions.create(
-                **self._request(messages, tools, constrained)
+                **self._request(messages, tools, constrained, allowed)
             )
             async for chunk in response:
                 data = chunk.model_dump()

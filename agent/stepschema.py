@@ -15,16 +15,26 @@ from typing import Any
 
 from agent.toolcalls import ParsedCall, call_from_object, loads_lenient
 
-# Appended to the system prompt in constrained mode: the format, and one worked task, which small
-# models follow far better than a description alone.
+# Appended to the system prompt in constrained mode: the format, and two worked tasks, which
+# small models follow far better than a description alone.
 STEP_GUIDE = """
 
 # Reply format
-Each reply is one JSON object {"name": <tool>, "arguments": {...}}. When the task is done, call
-answer. For example, to "create add.py that prints 2+3, then run it", the replies are, one per turn:
+Each reply is one JSON object {"name": <tool>, "arguments": {...}}, one step per reply. Shell
+commands (run a program, mkdir, mv, wc, git) go to bash. When the task is done, call answer.
+Task "create add.py that prints 2+3, then run it", one reply per turn:
 {"name": "write", "arguments": {"path": "add.py", "content": "print(2 + 3)\\n"}}
 {"name": "bash", "arguments": {"command": "python3 add.py"}}
-{"name": "answer", "arguments": {"text": "Created add.py; running it printed 5."}}"""
+{"name": "answer", "arguments": {"text": "Created add.py; running it printed 5."}}
+Task "fix the error in calc.py":
+{"name": "read", "arguments": {"path": "calc.py"}}
+{"name": "edit", "arguments": {"path": "calc.py", "old": "print(2 +* 2)", "new": "print(2 * 2)"}}
+{"name": "bash", "arguments": {"command": "python3 calc.py"}}
+{"name": "answer", "arguments": {"text": "Fixed the typo in calc.py; it prints 4 now."}}"""
+
+# Tools a constrained step does not offer: bash does what they do, in commands a small model has
+# seen far more often, and every branch left out makes the choice easier and the grammar smaller.
+STEP_LEFT_OUT = frozenset({"glob", "grep", "git", "todo"})
 
 ANSWER_TOOL: dict[str, Any] = {
     "type": "function",

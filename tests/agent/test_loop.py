@@ -26,11 +26,12 @@ from agent.events import (
     TurnFinished,
 )
 from agent.fake_model import Hold, ScriptedModel, Step, call, calls, text
-from agent.habits import CHECK_NUDGE, DONE_NOTE, REPEAT_NOTE, REPORT_PROMPT
+from agent.habits import CHECK_NUDGE, DONE_NOTE, REPEAT_NOTE, REPORT_PROMPT, WRITTEN_NOTE
 from agent.loop import Agent
 from agent.model import ContextOverflow, ModelError
 from agent.permissions import Permissions
 from agent.sessions import Session, read_records
+from agent.stepschema import STEP_LEFT_OUT
 from tools.base import Kind, ToolContext, ToolResult
 from tools.registry import ToolRegistry, default_registry
 
@@ -387,15 +388,17 @@ async def test_constrained_steps_become_calls_and_the_answer(ws: Path) -> None:
 
 async def test_a_small_model_repeating_a_finished_step_is_asked_to_report(ws: Path) -> None:
     step = '{"name": "bash", "arguments": {"command": "echo hi"}}'
-    agent, model = make_agent(
-        ws, [text(step), text(step), text("It printed hi.")], tool_mode="constrained"
-    )
+    said = '{"name": "answer", "arguments": {"text": "It printed hi."}}'
+    agent, model = make_agent(ws, [text(step), text(step), text(said)], tool_mode="constrained")
     finished = await agent.run_turn("run echo hi", Face())
 
     assert (finished.stop_reason, finished.final_text) == ("done", "It printed hi.")
     report = model.requests[2]
-    assert report.tools == [] and not report.constrained
-    assert report.messages[-1] == {"role": "user", "content": REPORT_PROMPT}
+    # The report is a step whose only choice is the answer; the tools described stay the same.
+    assert report.constrained and report.allowed == set()
+    assert report.tools == model.requests[0].tools
+    prompt = REPORT_PROMPT.format(request='"run echo hi"')
+    assert report.messages[-1] == {"role": "user", "content": prompt}
     assert agent.messages[-1] == {"role": "assistant", "content": "It printed hi."}
     assert_valid_history(agent.messages)
 
@@ -421,8 +424,33 @@ async def test_a_call_failing_twice_takes_its_tool_out_of_the_next_step(ws: Path
     finished = await agent.run_turn("fix broken.py", Face())
 
     assert finished.final_text == "It is broken."
-    offered = [[t["function"]["name"] for t in r.tools] for r in model.requests]
-    assert "bash" in offered[1] and "bash" not in offered[2]
+    offered = [r.allowed for r in model.requests]
+    assert offered[1] is not None and "bash" in offered[1]
+    assert offered[2] is not None and "bash" not in offered[2] and "read" in offered[2]
+    assert model.requests[2].tools == model.requests[0].tools  # the prompt prefix is unchanged
+
+
+async def test_the_same_write_twice_asks_for_a_check_instead_of_ending(ws: Path) -> None:
+    write = '{"name": "write", "arguments": {"path": "hello.py", "content": "print(1)"}}'
+    run = '{"name": "bash", "arguments": {"command": "python3 hello.py"}}'
+    done = '{"name": "answer", "arguments": {"text": "It prints 1."}}'
+    agent, model = make_agent(
+        ws, [text(write), text(write), text(run), text(done)], tool_mode="constrained"
+    )
+    finished = await agent.run_turn("create hello.py printing 1, then run it", Face())
+
+    assert finished.final_text == "It prints 1."
+    results = [m["content"] for m in agent.messages if m["role"] == "tool"]
+    assert results[1].endswith(WRITTEN_NOTE) and results[2].startswith("1")
+    allowed = model.requests[2].allowed
+    assert allowed is not None and {"write", "edit"}.isdisjoint(allowed) and "bash" in allowed
+
+
+async def test_constrained_steps_offer_no_tools_bash_can_stand_in_for(ws: Path) -> None:
+    agent, model = make_agent(ws, [text('{"answer": "ok"}')], tool_mode="constrained")
+    await agent.run_turn("x", Face())
+    offered = [t["function"]["name"] for t in model.requests[0].tools]
+    assert "bash" in offered and not STEP_LEFT_OUT & set(offered)
 
 
 async def test_existing_files_are_read_before_they_are_changed(ws: Path) -> None:
@@ -439,8 +467,27 @@ async def test_existing_files_are_read_before_they_are_changed(ws: Path) -> None
     )
     await agent.run_turn("change the port", Face())
     results = [m["content"] for m in agent.messages if m["role"] == "tool"]
-    assert results[0].startswith("Error: config.ini exists and you have not read it; read it first")
+    assert results[0].startswith("Error: config.ini exists and you have not read it. It holds:\n")
+    assert "port=8080" in results[0]
     assert (ws / "config.ini").read_text() == "port=9090\n"
+
+
+async def test_a_refusal_that_shows_the_file_counts_as_reading_it(ws: Path) -> None:
+    (ws / "config.ini").write_text("port=8080\n")
+    change = {"path": "config.ini", "old": "8080", "new": "9090"}
+    agent, _ = make_agent(ws, [call("edit", change), call("edit", change), text("ok")])
+    await agent.run_turn("change the port", Face())
+    assert (ws / "config.ini").read_text() == "port=9090\n"
+
+
+async def test_an_unread_big_file_must_be_read_first(ws: Path) -> None:
+    (ws / "big.txt").write_text("x" * 5000)
+    write = {"path": "big.txt", "content": "y"}
+    agent, _ = make_agent(ws, [call("write", write), text("ok")])
+    await agent.run_turn("replace big.txt", Face())
+    results = [m["content"] for m in agent.messages if m["role"] == "tool"]
+    assert results[0].startswith("Error: big.txt exists and you have not read it; read it first")
+    assert (ws / "big.txt").read_text() == "x" * 5000
 
 
 async def test_auto_mode_switches_to_constrained_after_two_invalid_native_calls(ws: Path) -> None:
