@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections.abc import Coroutine, Mapping
 from concurrent.futures import Future
@@ -114,6 +115,7 @@ class McpServers:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         # Servers' stderr (banners, tracebacks) goes here, never to the terminal.
         self._log = open(self.log_path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
+        sdk_logs_to(self.log_path)
         self._thread.start()
         self._submit(self._connect_all()).result()
         return [link.line() for link in self._links.values() if link.state != "connected"]
@@ -251,6 +253,19 @@ class McpServers:
                 link.state = "closed"  # before the stop: teardown noise is not a failure
             link.stop.set()
         await asyncio.gather(*self._holders, return_exceptions=True)
+
+
+def sdk_logs_to(path: Path) -> None:
+    """The SDK's own log records (a garbage line from a server, a failed read) go to the log file:
+    unhandled, Python would print warnings on stderr, through the TUI's screen."""
+    sdk = logging.getLogger("mcp")
+    target = str(path.resolve())
+    if any(getattr(handler, "baseFilename", None) == target for handler in sdk.handlers):
+        return
+    handler = logging.FileHandler(target, encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
+    sdk.addHandler(handler)
+    sdk.propagate = False
 
 
 async def _list_tools(session: ClientSession) -> list[types.Tool]:

@@ -225,3 +225,25 @@ def test_a_server_that_exits_at_start_or_never_answers_costs_one_line(tmp_path: 
         "mcp server 'mute': no reply within 1 s",
     ]
     assert servers.tools(set()) == []
+
+
+def test_garbage_and_bad_utf8_on_stdout_are_logged_not_fatal(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # mcp-server-time behind a banner line and a line of invalid UTF-8.
+    code = (
+        "import sys; sys.stdout.buffer.write(b'starting up\\n\\xff\\xfe\\n'); sys.stdout.flush();"
+        "sys.argv = ['mcp-server-time', '--local-timezone', 'UTC'];"
+        "from mcp_server_time import main; main()"
+    )
+    log = tmp_path / "mcp.log"
+    servers = McpServers({"noisy": {"command": sys.executable, "args": ["-c", code]}}, log)
+    try:
+        assert servers.connect() == []
+        [tool, _] = servers.tools(set())
+        result = asyncio.run(tool.run({"timezone": "UTC"}, ToolContext(workspace=tmp_path)))
+    finally:
+        servers.close()
+    assert not result.is_error and json.loads(result.output)["timezone"] == "UTC"
+    assert capfd.readouterr().err == ""  # nothing on the terminal
+    assert "Failed to parse" in log.read_text()

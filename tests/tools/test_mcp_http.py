@@ -1,0 +1,109 @@
+"""An MCP server over streamable HTTP (the SDK's own MCPServer on a loopback port): connect with
+headers, one-line descriptions, text and image results, and the server killed mid-session."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.tools.processes import wait_until_dead
+from tools.base import ToolContext
+from tools.mcp import McpServers
+
+SERVER = '''
+import sys
+from mcp.server.mcpserver import Image, MCPServer
+
+server = MCPServer("peer")
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    More text that the model does not need."""
+    return a + b
+
+
+@server.tool()
+def picture() -> Image:
+    """A tiny image."""
+    return Image(data=b"\\x89PNG", format="png")
+
+
+server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+'''
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def peer(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    script, port = tmp_path / "peer.py", free_port()
+    script.write_text(SERVER)
+    log = (tmp_path / "peer.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(port)], stdout=log, stderr=log, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # the SDK takes about a second to import
+            assert proc.poll() is None, (tmp_path / "peer.log").read_text()
+            assert time.monotonic() < deadline, "the HTTP peer never listened"
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp", proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        log.close()
+
+
+def test_a_streamable_http_server(
+    peer: tuple[str, subprocess.Popen[bytes]], tmp_path: Path
+) -> None:
+    url, proc = peer
+    spec = {"url": url, "headers": {"Authorization": "Bearer test"}}
+    servers = McpServers({"peer": spec}, tmp_path / "mcp.log")
+    try:
+        assert servers.connect() == []
+        tools = {tool.name: tool for tool in servers.tools(set())}
+        assert list(tools) == ["peer_add", "peer_picture"]
+        assert tools["peer_add"].description == "Add two integers."
+        assert tools["peer_add"].kind({}) == "execute"  # no readOnlyHint: ask mode asks
+        ctx = ToolContext(workspace=tmp_path)
+
+        async def calls() -> list[tuple[str, bool]]:
+            done = [await tools["peer_add"].run({"a": 1, "b": 2}, ctx)]
+            done.append(await tools["peer_picture"].run({}, ctx))
+            os.killpg(proc.pid, signal.SIGKILL)
+            assert wait_until_dead(proc.pid)
+            done.append(await tools["peer_add"].run({"a": 1, "b": 2}, ctx))
+            done.append(await tools["peer_add"].run({"a": 1, "b": 2}, ctx))
+            return [(result.output, result.is_error) for result in done]
+
+        added, picture, lost, again = asyncio.run(calls())
+    finally:
+        servers.close()
+    assert added == ("3", False)
+    assert picture == ("[image: image/png, 4 bytes]", False)
+    gone = "mcp server 'peer' is not available (the server exited or closed the connection)"
+    assert lost == again == (gone, True)
