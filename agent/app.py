@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from agent.allowed import AllowedRules
 from agent.config import Config
 from agent.context import TokenCounter, system_prompt
 from agent.loop import Agent
@@ -164,8 +165,14 @@ def build_agent(
         top_k=config.top_k,
         max_tokens=config.max_tokens,
     )
+    allowed = AllowedRules(workspace)
     permissions = Permissions(
-        config.permission_mode, config.allow, config.deny, workspace, extra_roots
+        config.permission_mode,
+        [*config.allow, *allowed.load()],
+        config.deny,
+        workspace,
+        extra_roots,
+        remember=allowed.add,
     )
     registry = tool_registry(mcp if mcp is not None else connect_mcp(config, progress))
     return Agent(

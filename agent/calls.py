@@ -12,6 +12,7 @@ import difflib
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from agent.events import (
@@ -25,9 +26,11 @@ from agent.permissions import Permissions
 from agent.reply import Call
 from agent.sessions import Session
 from tools.base import Tool, ToolContext, ToolResult
+from tools.files import unified_diff
 from tools.registry import ToolRegistry
 
 Record = Callable[[Call, ToolResult], None]
+PREVIEW_MAX_BYTES = 1_000_000  # bigger files are previewed by their arguments, not a diff
 
 
 class CallRunner:
@@ -79,7 +82,8 @@ class CallRunner:
         verdict, reason = decision.verdict, decision.reason
         if verdict == "ask":
             future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
-            emit(PermissionRequest(call.id, call.name, kind, subject, preview(args), future))
+            shown = preview(args, self.ctx.workspace)
+            emit(PermissionRequest(call.id, call.name, kind, subject, shown, future))
             answer = await future
             verdict = "allow" if answer.choice in ("allow_once", "allow_always") else "deny"
             reason = f"user: {answer.choice}"
@@ -87,6 +91,9 @@ class CallRunner:
                 reason += " " + self.permissions.allow_always(call.name, subject)
             elif answer.choice == "deny_with_message" and answer.message:
                 reason = f"the user said: {answer.message}"
+        if verdict == "allow":
+            # An approved path outside the workspace becomes a root the file tools accept.
+            self.ctx.extra_roots += self.permissions.outside(tool.paths(args))
         self.session.append(
             {
                 "type": "permission",
@@ -128,18 +135,37 @@ def _refuse(call: Call, problem: str, emit: EventSink) -> ToolResult:
     return result
 
 
-def preview(args: dict[str, Any]) -> str:
-    """What a call will do, for the permission prompt: the command, a diff for an edit, or the
-    arguments."""
+def preview(args: dict[str, Any], workspace: Path) -> str:
+    """What a call will do, for the permission prompt: the command, the diff a write or edit
+    would make to the file, or the arguments."""
     if isinstance(args.get("command"), str):
         return str(args["command"])
-    old = next(
-        (args[k] for k in ("old", "old_string", "old_text") if isinstance(args.get(k), str)), None
-    )
-    new = next(
-        (args[k] for k in ("new", "new_string", "new_text") if isinstance(args.get(k), str)), None
-    )
+    old, new = _text_arg(args, "old"), _text_arg(args, "new")
+    path = args.get("path")
+    if isinstance(path, str):
+        full = workspace / Path(path).expanduser()
+        before = _small_text(full)
+        after = args.get("content") if isinstance(args.get("content"), str) else None
+        if after is None and before and old and new is not None and old in before:
+            after = before.replace(old, new, -1 if args.get("replace_all") else 1)
+        if after is not None:
+            return unified_diff(before or "", str(after), path, created=not full.exists())
     if old is not None and new is not None:
         diff = difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=2)
         return "\n".join(list(diff)[2:])
     return json.dumps(args, indent=1, ensure_ascii=False)[:2000]
+
+
+def _text_arg(args: dict[str, Any], name: str) -> str | None:
+    found = (args.get(k) for k in (name, f"{name}_string", f"{name}_text"))
+    return next((value for value in found if isinstance(value, str)), None)
+
+
+def _small_text(path: Path) -> str | None:
+    """The file's text for a preview; None when missing, unreadable or too big to diff."""
+    try:
+        if not path.is_file() or path.stat().st_size > PREVIEW_MAX_BYTES:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None

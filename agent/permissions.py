@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -102,8 +103,11 @@ class Permissions:
         deny: list[str],
         workspace: Path,
         extra_roots: list[Path],
+        remember: Callable[[list[str]], None] | None = None,
     ) -> None:
+        """``remember``: keeps the rules allow_always adds for later sessions."""
         self.mode: Mode = mode  # settable at run time (/mode)
+        self.remember = remember
         self.allow = [Rule.parse(text) for text in allow]
         self.deny = [Rule.parse(text) for text in deny]
         self.workspace = workspace.resolve()
@@ -157,6 +161,8 @@ class Permissions:
             ]
         texts = [f"{tool}({pattern})" for pattern in dict.fromkeys(patterns)] or [tool]
         self.allow += [Rule.parse(text) for text in texts]
+        if self.remember is not None:
+            self.remember(texts)
         return ", ".join(texts)
 
     def outside(self, paths: list[str]) -> list[Path]:

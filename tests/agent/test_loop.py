@@ -585,6 +585,33 @@ async def test_permission_flows(ws: Path) -> None:
     assert "bash(git status" in logged[3]["reason"]
 
 
+async def test_a_write_or_edit_is_previewed_as_the_diff_it_makes(ws: Path) -> None:
+    (ws / "app.py").write_text("a = 1\nb = 2\n")
+    reply = calls(
+        ("write", {"path": "app.py", "content": "a = 1\nb = 3\n"}, "w"),
+        ("edit", {"path": "app.py", "old": "a = 1", "new": "a = 0"}, "e"),
+    )
+    face = Face(PermissionDecision("deny"), PermissionDecision("deny"))
+    agent, _ = make_agent(ws, [call("read", {"path": "app.py"}), reply, text("ok")], mode="ask")
+    await agent.run_turn("change app.py", face)
+
+    write, edit = face.of(PermissionRequest)
+    assert "--- a/app.py" in write.preview and "-b = 2\n+b = 3" in write.preview
+    assert "-a = 1\n+a = 0\n b = 2" in edit.preview  # the file's context around the change
+
+
+async def test_an_approved_path_outside_the_workspace_can_be_used(ws: Path) -> None:
+    outside = ws.parent / "notes.txt"
+    outside.write_text("remember\n")
+    face = Face(PermissionDecision("allow_once"))
+    agent, _ = make_agent(ws, [call("read", {"path": str(outside)}), text("ok")], mode="ask")
+    await agent.run_turn("read my notes", face)
+
+    assert len(face.of(PermissionRequest)) == 1
+    results = [m["content"] for m in agent.messages if m["role"] == "tool"]
+    assert results == ["1\tremember"]
+
+
 async def test_headless_style_denial_in_plan_mode_never_asks(ws: Path) -> None:
     agent, _ = make_agent(
         ws, [call("write", {"path": "a", "content": "b"}), text("planned")], mode="plan"
