@@ -24,7 +24,7 @@ import anyio
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.types.jsonrpc import CONNECTION_CLOSED
+from mcp.types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from tools.base import ToolResult
 from tools.mcp_tool import McpTool, mcp_tools, result_text
@@ -234,6 +234,9 @@ class McpServers:
             if error.code == CONNECTION_CLOSED:
                 link.fail(CLOSED)
                 return link.unavailable()
+            if error.code == REQUEST_TIMEOUT:
+                late = f"no reply within {self.call_timeout_s:g} s; the server may still be at it"
+                return ToolResult(f"mcp server {link.name!r}: {late}", is_error=True)
             return ToolResult(f"mcp server {link.name!r}: {error.message}", is_error=True)
         except asyncio.CancelledError:
             if link.state == "connected":

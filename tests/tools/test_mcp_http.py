@@ -1,5 +1,6 @@
 """An MCP server over streamable HTTP (the SDK's own MCPServer on a loopback port): connect with
-headers, one-line descriptions, text and image results, and the server killed mid-session."""
+headers, one-line descriptions, text and image results, a call past its timeout, and the server
+killed mid-session."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from tools.mcp import McpServers
 
 SERVER = '''
 import sys
+
+import anyio
 from mcp.server.mcpserver import Image, MCPServer
 
 server = MCPServer("peer")
@@ -32,6 +35,13 @@ def add(a: int, b: int) -> int:
 
     More text that the model does not need."""
     return a + b
+
+
+@server.tool()
+async def wait(seconds: float) -> str:
+    """Sleep, then answer."""
+    await anyio.sleep(seconds)
+    return "awake"
 
 
 @server.tool()
@@ -82,11 +92,11 @@ def test_a_streamable_http_server(
 ) -> None:
     url, proc = peer
     spec = {"url": url, "headers": {"Authorization": "Bearer test"}}
-    servers = McpServers({"peer": spec}, tmp_path / "mcp.log")
+    servers = McpServers({"peer": spec}, tmp_path / "mcp.log", call_timeout_s=2)
     try:
         assert servers.connect() == []
         tools = {tool.name: tool for tool in servers.tools(set())}
-        assert list(tools) == ["peer_add", "peer_picture"]
+        assert list(tools) == ["peer_add", "peer_wait", "peer_picture"]
         assert tools["peer_add"].description == "Add two integers."
         assert tools["peer_add"].kind({}) == "execute"  # no readOnlyHint: ask mode asks
         ctx = ToolContext(workspace=tmp_path)
@@ -94,16 +104,20 @@ def test_a_streamable_http_server(
         async def calls() -> list[tuple[str, bool]]:
             done = [await tools["peer_add"].run({"a": 1, "b": 2}, ctx)]
             done.append(await tools["peer_picture"].run({}, ctx))
+            done.append(await tools["peer_wait"].run({"seconds": 60}, ctx))  # past the timeout
+            done.append(await tools["peer_wait"].run({"seconds": 0}, ctx))
             os.killpg(proc.pid, signal.SIGKILL)
             assert wait_until_dead(proc.pid)
             done.append(await tools["peer_add"].run({"a": 1, "b": 2}, ctx))
             done.append(await tools["peer_add"].run({"a": 1, "b": 2}, ctx))
             return [(result.output, result.is_error) for result in done]
 
-        added, picture, lost, again = asyncio.run(calls())
+        added, picture, late, awake, lost, again = asyncio.run(calls())
     finally:
         servers.close()
     assert added == ("3", False)
     assert picture == ("[image: image/png, 4 bytes]", False)
+    assert late == ("mcp server 'peer': no reply within 2 s; the server may still be at it", True)
+    assert awake == ("awake", False)  # a timed-out call leaves the session usable
     gone = "mcp server 'peer' is not available (the server exited or closed the connection)"
     assert lost == again == (gone, True)
