@@ -114,7 +114,7 @@ class McpServers:
         """Connect every server concurrently; one line per server that could not be connected."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         # Servers' stderr (banners, tracebacks) goes here, never to the terminal.
-        self._log = open(self.log_path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
+        self._log = open(self.log_path, "a", encoding="utf-8", errors="replace")
         sdk_logs_to(self.log_path)
         self._thread.start()
         self._submit(self._connect_all()).result()
