@@ -120,6 +120,13 @@ class McpServers:
         self._submit(self._connect_all()).result()
         return [link.line() for link in self._links.values() if link.state != "connected"]
 
+    def serves(self, specs: Mapping[str, Mapping[str, Any]]) -> bool:
+        """Whether these are the servers of ``specs``, all open: a new agent may reuse them (a
+        failed or dead one gets another try when they are connected anew)."""
+        same = {name: link.spec for name, link in self._links.items()} == specs
+        live = all(link.state == "connected" for link in self._links.values())
+        return same and live and not self._closed
+
     def tools(self, taken: set[str]) -> list[McpTool]:
         """The connected servers' tools, in config order then each server's order."""
         made: list[McpTool] = []

@@ -36,11 +36,8 @@ def _hooks(progress: Progress) -> Hooks:
 
 
 def _permissions_of(agent: Any) -> ModeHolder | None:
-    # The Agent keeps its Permissions in its call runner; /mode sets .mode on that object.
-    found = getattr(agent, "permissions", None)
-    if found is None:
-        found = getattr(getattr(agent, "_runner", None), "permissions", None)
-    return found
+    # /mode sets .mode on the Agent's Permissions; a core without one has no modes to switch.
+    return getattr(agent, "permissions", None)
 
 
 class LocalBackend:
@@ -61,7 +58,9 @@ class LocalBackend:
             self._serve(request.profile, progress, switch=True)
         elif not config.endpoint:
             self._serve(config.profile, progress, switch=False)
-        mcp = connect_mcp(config, lambda line: progress("step", line))
+        # /clear, /resume and /model keep live servers (the old agent is dropped, never closed).
+        reuse = self.mcp is not None and self.mcp.serves(config.mcp_servers)
+        mcp = self.mcp if reuse else connect_mcp(config, lambda line: progress("step", line))
         try:
             agent = build_agent(
                 self.workspace,
@@ -72,10 +71,10 @@ class LocalBackend:
                 mcp=mcp,
             )
         except BaseException:
-            if mcp is not None:
+            if mcp is not None and not reuse:
                 mcp.close()
             raise
-        if self.mcp is not None:
+        if self.mcp is not None and not reuse:
             self.mcp.close()  # the previous agent's servers: the app swaps to the new core now
         self.config, self.mcp = config, mcp
         return Core(

@@ -80,6 +80,23 @@ def test_the_tui_lists_servers_with_status_and_closes_them_on_quit(tmp_path: Pat
     assert listed[1] == f"gti · failed · command not found: {MISSING} · {MISSING}"
     assert f"mcp server 'gti': command not found: {MISSING}" in progress
     assert core.agent is not None
-    backend.shutdown()
+    backend.connect(ConnectRequest(), lambda key, line: None)  # /clear: gti gets another try
+    [again] = set(children("mcp-server-time")) - before - {pid}
     assert wait_until_dead(pid)
+    backend.shutdown()
+    assert wait_until_dead(again)
     assert backend.extras("mcp")[0].startswith("time · closed · 2 tools · ")
+
+
+def test_the_tui_keeps_live_servers_for_the_next_agent(tmp_path: Path) -> None:
+    backend = LocalBackend(tmp_path, Config(endpoint=ENDPOINT, mcp_servers={"time": TIME}))
+    before = set(children("mcp-server-time"))
+    backend.connect(ConnectRequest(), lambda key, line: None)
+    first = set(children("mcp-server-time")) - before
+    core = backend.connect(ConnectRequest(), lambda key, line: None)  # /clear
+    try:
+        assert set(children("mcp-server-time")) - before == first
+        assert core.agent.registry.names()[-2:] == ["time_get_current_time", "time_convert_time"]
+    finally:
+        backend.shutdown()
+    assert all(wait_until_dead(pid) for pid in first)
