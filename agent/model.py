@@ -9,6 +9,7 @@ a prompt larger than the context becomes ``ContextOverflow`` so the loop can com
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass
@@ -217,26 +218,47 @@ class OpenAIChatModel:
         finish: str | None = None
         timings: dict[str, Any] | None = None
         usage: dict[str, Any] | None = None
+        request = self._request(messages, tools, constrained, allowed)
         try:
-            response = await self._client.chat.completions.create(
-                **self._request(messages, tools, constrained, allowed)
-            )
-            async for chunk in response:
-                data = chunk.model_dump()
-                timings = data.get("timings") or timings
-                usage = data.get("usage") or usage
-                for choice in data.get("choices") or []:
-                    finish = choice.get("finish_reason") or finish
-                    for piece in _pieces(choice.get("delta") or {}):
-                        clock.tick()
-                        yield piece
+            # The chunks are read as plain JSON: the SDK's parsed stream builds a pydantic object
+            # per token, which cost more than all the agent's other per-token work together and
+            # fell behind a 2,000 tok/s stream (benchmarks/agent_overhead.py --paced).
+            async with self._client.chat.completions.with_streaming_response.create(
+                **request
+            ) as response:
+                async for data in _sse_objects(response.iter_lines()):
+                    timings = data.get("timings") or timings
+                    usage = data.get("usage") or usage
+                    for choice in data.get("choices") or []:
+                        finish = choice.get("finish_reason") or finish
+                        for piece in _pieces(choice.get("delta") or {}):
+                            clock.tick()
+                            yield piece
         except openai.APIConnectionError as e:
             raise ModelError(f"cannot reach the model server at {self.base_url}: {e}") from None
         except openai.APIError as e:
-            # HTTP errors, and errors sent mid-stream as `data: {"error": ...}`: the SDK hands
-            # over the inner error object as the body in both cases.
+            # HTTP errors: the SDK hands over the inner error object as the body.
             raise _error(e.body, e.message) from None
         yield StreamEnd(finish, turn_stats(timings, usage, clock))
+
+
+async def _sse_objects(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:
+    """The JSON objects of an OpenAI-style event stream up to ``[DONE]``. An error sent
+    mid-stream as ``data: {"error": ...}`` raises as a one-line ``ModelError``."""
+    async for line in lines:
+        if not line.startswith("data:"):
+            continue  # blank separators, comments, event names
+        payload = line[5:].strip()
+        if payload == "[DONE]":
+            return
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            raise ModelError(f"the model server sent a bad event: {payload[:80]}") from None
+        if isinstance(data, dict) and data.get("error"):
+            raise _error(data, str(data["error"]))
+        if isinstance(data, dict):
+            yield data
 
 
 def _pieces(delta: dict[str, Any]) -> list[ModelChunk]:
