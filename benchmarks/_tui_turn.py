@@ -7,8 +7,8 @@ Textual's headless driver at 120x40 and sends TASK as the user would. The user s
 frame is written after the Markdown widget has taken it in, so two clocks run: every finished
 append of the assistant's Markdown (with the source length it reached) and every frame written.
 A text length is seen at the first frame after the append that reached it. Prints one JSON line:
-the server's figures for the turn's model request and when the first and the whole reply were
-seen, for the same decode window as the server's ``predicted_per_second``.
+the server's figures for the turn's model request, the first frame with text and how many tokens
+it showed, and the first frame with the whole reply.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import dataclasses
 import json
 import sys
 import time
-from bisect import bisect_left
+from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
@@ -65,13 +65,30 @@ def time_appends(applied: list[tuple[float, int]]) -> None:
     Markdown.append = append  # type: ignore[method-assign]
 
 
-def seen_at(chars: int, applied: list[tuple[float, int]], frames: list[float]) -> float | None:
-    """When the first ``chars`` characters of the reply were first on a written frame."""
-    done = next((t for t, reached in applied if reached >= chars), None)
-    if done is None:
-        return None
-    index = bisect_left(frames, done)
-    return frames[index] if index < len(frames) else None
+def shown(applied: list[tuple[float, int]], frames: list[float]) -> list[tuple[float, int]]:
+    """(frame time, characters of the reply on that frame) for every frame showing some."""
+    out: list[tuple[float, int]] = []
+    done, visible = 0, 0
+    for frame in frames:
+        while done < len(applied) and applied[done][0] <= frame:
+            visible = max(visible, applied[done][1])
+            done += 1
+        if visible:
+            out.append((frame, visible))
+    return out
+
+
+def window(
+    applied: list[tuple[float, int]], frames: list[float], ends: list[int]
+) -> dict[str, Any]:
+    """The first frame with text, how many tokens it showed (``ends``: the reply's length after
+    each token), and the first frame showing the whole reply."""
+    seen = shown(applied, frames)
+    if not seen or not ends:
+        return {"first_seen": None, "first_tokens": 0, "last_seen": None}
+    first, chars = seen[0]
+    return {"first_seen": first, "first_tokens": bisect_right(ends, chars),
+            "last_seen": next((t for t, v in seen if v >= ends[-1]), None)}
 
 
 async def one_turn(url: str, task: str) -> dict[str, Any]:
@@ -83,7 +100,7 @@ async def one_turn(url: str, task: str) -> dict[str, Any]:
     app.frames = []
     applied: list[tuple[float, int]] = []
     time_appends(applied)
-    deltas: list[int] = []  # characters of each text delta drained, in order
+    ends: list[int] = []  # the reply's length in characters after each text delta
     stats: list[TurnStats] = []
     async with app.run_test(size=SIZE, headless=True) as pilot:
         deadline = time.monotonic() + TIMEOUT_S
@@ -91,27 +108,25 @@ async def one_turn(url: str, task: str) -> dict[str, Any]:
             await pilot.pause(0.05)
         if app.core is None:
             raise RuntimeError("the TUI did not connect to the server")
-        show = app.main._show
+        emit = app.main._emit
 
-        async def noted(event: Event) -> None:
+        def noted(event: Event) -> None:  # each event as the agent emits it, one per token
             if isinstance(event, TextDelta) and event.text:
-                deltas.append(len(event.text))
+                ends.append((ends[-1] if ends else 0) + len(event.text))
             elif isinstance(event, StepStats):
                 stats.append(event.stats)
-            await show(event)
+            emit(event)
 
-        app.main._show = noted  # type: ignore[method-assign]
+        app.main._emit = noted  # type: ignore[method-assign]
         await app.main.start_turn(task)
         while app.main.turns_finished < 1 and time.monotonic() < deadline:
             await pilot.pause(0.05)
         await pilot.pause(0.2)  # the last frame after the reply's final append
     if not stats:
         raise RuntimeError("the TUI turn finished without the server's figures")
-    return {"text_chars": sum(deltas), "drains": len(deltas), "stats": dataclasses.asdict(stats[0]),
-            "first_seen": seen_at(deltas[0], applied, app.frames) if deltas else None,
-            "last_seen": seen_at(sum(deltas), applied, app.frames) if deltas else None,
-            "frames": len(app.frames)}
-
+    return {"text_chars": ends[-1] if ends else 0, "deltas": len(ends),
+            "stats": dataclasses.asdict(stats[0]), "frames": len(app.frames),
+            **window(applied, app.frames, ends)}
 
 if __name__ == "__main__":
     print(json.dumps(asyncio.run(one_turn(sys.argv[1], sys.argv[2]))))

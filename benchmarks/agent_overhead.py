@@ -5,22 +5,30 @@ steps stream JSON, not text), three clients ask in turn:
 - headless: `beecode -p TASK --output-format stream-json --max-turns 1`; every text delta is
   timestamped as it arrives on the pipe;
 - TUI: the real Textual app, headless at 120x40 (`_tui_turn.py`); the reply is seen when a frame
-  is written after the Markdown widget took it in;
+  is written after the Markdown widget took it in (its window counts the tokens after the first
+  frame with text, which may show several);
 - a bare streaming HTTP client, so the agent's share of any gap is visible.
 The user's rate is (predicted_n - 1) / (last seen - first seen), the same decode steps and window
 the server uses for timings.predicted_per_second. Target: agent/server >= 0.98 for both faces.
 
     python benchmarks/agent_overhead.py [--tasks N] [--max-tokens N] [--no-tui] [--out FILE]
+                                        [--paced TOK_S]
+
+The tiny model decodes a few tok/s here, where no client falls behind. `--paced 2000` swaps the
+server for `_paced_server.py`, which streams a canned answer at that rate and reports its own
+send rate as predicted_per_second: the overhead at the rates a GPU reaches.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +45,7 @@ from _common import (
     scratch,
     served,
 )
+from _paced_server import paced
 
 from server.client import Timings
 
@@ -90,8 +99,10 @@ def via_tui(task: str, url: str, workspace: Path, env: dict[str, str]) -> dict[s
     turn = json.loads(done.stdout.splitlines()[-1])
     stats, first, last = turn["stats"], turn["first_seen"], turn["last_seen"]
     predicted = int(stats["predicted_n"])
-    user = (predicted - 1) / (last - first) if first is not None and last and last > first else None
-    return {"deltas": turn["drains"], "predicted_n": predicted,
+    # The first frame may show several tokens at once: the window counts the tokens after it.
+    steps = predicted - turn["first_tokens"]
+    user = steps / (last - first) if first is not None and last and last > first else None
+    return {"deltas": turn["deltas"], "predicted_n": predicted,
             "server_tok_s": float(stats["decode_tok_s"]), "user_tok_s": user}
 
 
@@ -139,11 +150,26 @@ def summary_line(name: str, runs: list[dict[str, Any]]) -> str:
             f"(min {fmt_ratio(min(values))}, max {fmt_ratio(max(values))}, {len(values)} turns)")
 
 
+@contextlib.contextmanager
+def model_server(paced_rate: float | None, log: Path) -> Iterator[str]:
+    """The `tiny` server, or the paced stand-in (GPU-like rates the CPU cannot reach)."""
+    if paced_rate:
+        with paced(paced_rate) as url:
+            print(f"server: paced stand-in at {paced_rate:.0f} tok/s (_paced_server.py)")
+            yield url
+        return
+    with served("tiny", log) as (url, plan):
+        print(f"server: {plan.command}")
+        yield url
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=len(TASKS))
     parser.add_argument("--max-tokens", type=int, default=300)
     parser.add_argument("--no-tui", action="store_true", help="skip the TUI face")
+    parser.add_argument("--paced", type=float, metavar="TOK_S",
+                        help="a stand-in server streaming at this rate instead of `tiny`")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
     info = header("agent_overhead")
@@ -153,8 +179,7 @@ def main() -> int:
         with scratch("overhead") as home:
             workspace = agent_workspace(home / "work", f"max_tokens = {args.max_tokens}\n")
             env = isolated_env(home)
-            with served("tiny", home / "server.log") as (url, plan):
-                print(f"server: {plan.command}")
+            with model_server(args.paced, home / "server.log") as url:
                 for task in TASKS[: args.tasks]:
                     runs["headless"].append(via_agent(task, url, workspace, env))
                     if not args.no_tui:
