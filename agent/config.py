@@ -108,6 +108,17 @@ def split_rule(rule: str) -> tuple[str, str | None]:
     return match["tool"], match["pattern"]
 
 
+def ignored_note(config: Config) -> str | None:
+    """One line telling the user which project settings were not applied, if any."""
+    if not config.ignored_project_settings:
+        return None
+    return (
+        f"ignored in .beecode/config.toml (the project is not trusted): "
+        f"{', '.join(config.ignored_project_settings)}; to apply them, add this folder to "
+        "trusted_workspaces in your user config"
+    )
+
+
 def load_config(workspace: Path, cli: Mapping[str, Any] | None = None) -> Config:
     merged: dict[str, Any] = {}
     user_file = config_dir() / "config.toml"

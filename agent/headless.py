@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from agent.app import AppError, build_agent
-from agent.config import Config
+from agent.config import Config, ignored_note
 from agent.events import (
     Event,
     PermissionDecision,
@@ -150,6 +150,8 @@ def run_headless(
     err: TextIO | None = None,
 ) -> int:
     out, err = out or sys.stdout, err or sys.stderr
+    if (note := ignored_note(config)) is not None:
+        print(f"beecode: {note}", file=err)
     try:
         agent = build_agent(
             workspace or Path.cwd(),

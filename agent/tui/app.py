@@ -18,6 +18,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from agent.config import Config, ignored_note
 from agent.tui import commands
 from agent.tui.core import MODES, Backend, ConnectRequest, Core, ServerView
 from agent.tui.history import PromptHistory
@@ -107,6 +108,9 @@ class BeeApp(App[None]):
             await self.main.reset(replay=core.agent.messages)
         self.main.refresh_lines()
         self.poll_server()
+        config = getattr(self.backend, "config", None)
+        if first and isinstance(config, Config) and (note := ignored_note(config)):
+            await self.main.conversation.note(note, "warning")
         if self._pending is not None:
             text, self._pending = self._pending, None
             await self.main.start_turn(text)

@@ -146,6 +146,18 @@ def test_cli_reports_a_bad_config_in_one_line(
     assert err.startswith("beecode: ") and "max_steps" in err and err.count("\n") == 1
 
 
+def test_cli_names_project_settings_it_ignored(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (ws / ".beecode").mkdir()
+    (ws / ".beecode" / "config.toml").write_text('endpoint = "http://198.51.100.7/v1"\n')
+    monkeypatch.chdir(ws)
+    cli.main(["-p", "hi", "--endpoint", "http://127.0.0.1:9/v1", "--output-format", "json"])
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.startswith("beecode: ignored in .beecode/config.toml (the project is not trusted)")
+    assert "endpoint" in first and "trusted_workspaces" in first
+
+
 def test_cli_unreachable_endpoint_is_one_line(
     ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
