@@ -90,6 +90,8 @@ def test_bench_refuses_a_mode_the_profile_cannot_serve(
          "best draftless type for tiny:"),
         ("startup.py", ["--reps", "1"], "server up / by hand:"),
         ("agent_overhead.py", ["--tasks", "1", "--max-tokens", "24"], "TUI (frames written):"),
+        ("agent_overhead.py", ["--paced", "500", "--tasks", "1", "--max-tokens", "300"],
+         "TUI (frames written): user/server tok/s median"),
     ],
 )
 def test_runners_exit_zero_and_print_their_ratios(
