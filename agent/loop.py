@@ -28,6 +28,7 @@ from agent.context import (
 )
 from agent.events import ErrorEvent, EventSink, Notice, StepStats, TurnFinished, TurnStats
 from agent.habits import CHECK_NUDGE, DONE_NOTE, REPORT_PROMPT, ReadLedger, TurnWatch
+from agent.mentions import attach_mentions
 from agent.model import ChatModel, ContextOverflow, ModelError
 from agent.permissions import Permissions
 from agent.reply import Call, Reply, collect
@@ -94,7 +95,9 @@ class Agent:
         """One user turn: model and tool steps until the model answers or the turn stops."""
         turn = _Turn(emit, user_text)
         self._cancelled = False
-        self._add({"role": "user", "content": user_text})
+        content, attached = attach_mentions(user_text, self._ledger.workspace)
+        self._ledger.seen.update(attached)
+        self._add({"role": "user", "content": content})
         self._task = asyncio.create_task(self._steps(turn))
         try:
             finished = await self._task

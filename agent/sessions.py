@@ -19,6 +19,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from agent.mentions import typed_part
 from server.paths import data_dir
 
 _ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
@@ -218,7 +219,7 @@ def _title(records: list[dict[str, Any]]) -> str:
     for record in records:
         message = message_of(record)
         if message is not None and message.get("role") == "user":
-            text = " ".join(message_text(message).split())
+            text = " ".join(typed_part(message_text(message)).split())
             return text if len(text) <= _TITLE_CHARS else text[: _TITLE_CHARS - 1] + "…"
     return ""
 

@@ -481,13 +481,13 @@ async def test_a_refusal_that_shows_the_file_counts_as_reading_it(ws: Path) -> N
 
 
 async def test_an_unread_big_file_must_be_read_first(ws: Path) -> None:
-    (ws / "big.txt").write_text("x" * 5000)
+    (ws / "big.txt").write_text("x" * 9000)
     write = {"path": "big.txt", "content": "y"}
     agent, _ = make_agent(ws, [call("write", write), text("ok")])
     await agent.run_turn("replace big.txt", Face())
     results = [m["content"] for m in agent.messages if m["role"] == "tool"]
     assert results[0].startswith("Error: big.txt exists and you have not read it; read it first")
-    assert (ws / "big.txt").read_text() == "x" * 5000
+    assert (ws / "big.txt").read_text() == "x" * 9000
 
 
 async def test_auto_mode_switches_to_constrained_after_two_invalid_native_calls(ws: Path) -> None:

@@ -14,6 +14,7 @@ from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from agent.events import ToolCallFinished, ToolCallStarted
+from agent.mentions import typed_part
 from agent.tui import format as fmt
 from agent.tui.widgets.blocks import Note, ToolBlock, UserMessage
 
@@ -150,7 +151,7 @@ class Conversation(VerticalScroll):
         for message in messages:
             role, text = message.get("role"), _text_of(message.get("content"))
             if role == "user" and text:
-                await self._add(UserMessage(text))
+                await self._add(UserMessage(typed_part(text)))
             elif role == "assistant":
                 if text.strip():
                     await self._add(Markdown(text, classes="assistant"))

@@ -1,0 +1,49 @@
+"""Files named in the user's message, attached to it, so the model starts from their content.
+
+A user who writes "change the port in config.ini" expects the agent to look at config.ini first;
+a small model often does not, and guesses. Existing files the message names (workspace-relative,
+small, text) are appended to it, numbered as the read tool shows them, and count as read. The
+user's own words stay first, before ``MARK``, so faces can show them without the attachments.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tools.files import is_binary, numbered
+
+MARK = "\n\n---\nFiles named above:\n"
+MAX_FILES = 3
+MAX_BYTES = 8_000  # bigger files are left for the model to read in ranges
+_EDGES = "'\"`,.;:!?()[]{}<>@"
+
+
+def attach_mentions(text: str, workspace: Path) -> tuple[str, list[Path]]:
+    """The message with the files it names attached, and those files' paths."""
+    root = workspace.resolve()
+    found: list[Path] = []
+    for word in text.split():
+        name = word.strip(_EDGES)
+        if not name or len(found) == MAX_FILES:
+            continue
+        try:
+            path = (root / name).resolve()
+            wanted = path.is_file() and path.is_relative_to(root) and path not in found
+            wanted = wanted and path.stat().st_size <= MAX_BYTES and not is_binary(path)
+        except (OSError, ValueError):
+            continue
+        if wanted:
+            found.append(path)
+    if not found:
+        return text, []
+    shown = []
+    for path in found:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        body = numbered(lines, 1, len(str(len(lines)))) if lines else "(empty file)"
+        shown.append(f"{path.relative_to(root).as_posix()}:\n{body}")
+    return text + MARK + "\n\n".join(shown), found
+
+
+def typed_part(content: str) -> str:
+    """What the user typed, without the attached files."""
+    return content.split(MARK, 1)[0]
