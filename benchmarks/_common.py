@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -95,7 +96,13 @@ def fmt_ratio(value: float | None) -> str:
 
 
 def main_guard(run: Callable[[], int]) -> int:
-    """Errors end the run with one line and status 1; timings never do."""
+    """Errors end the run with one line and status 1; timings never do. SIGTERM ends it like
+    ^C, so the servers it started are stopped (a background job ignores SIGINT)."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
     try:
         return run()
     except (ServerError, OSError, subprocess.SubprocessError, httpx.HTTPError, RuntimeError,
