@@ -33,7 +33,7 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return ws
 
 
-def test_headless_run_makes_a_real_tool_call_and_finishes(
+def test_headless_creates_hello_py_and_runs_it(
     tiny_server: str, workspace: Path
 ) -> None:
     task = "create hello.py that prints hello, then run it"
@@ -52,6 +52,14 @@ def test_headless_run_makes_a_real_tool_call_and_finishes(
     ran = [c for c in result["tool_calls"] if not c["is_error"]]
     assert ran, result["tool_calls"]
     assert all(t["source"] == "server" and t["predicted_n"] > 0 for t in result["turns"])
+    # The issue's own bar: the file exists, and the agent ran it and saw it print hello.
+    assert result["stop_reason"] == "done"
+    run = [
+        c for c in ran if c["name"] == "bash" and "hello.py" in c["arguments"].get("command", "")
+    ]
+    assert run and "hello" in run[0]["output"], result["tool_calls"]
+    printed = subprocess.run([sys.executable, "hello.py"], cwd=workspace, capture_output=True)
+    assert printed.stdout.decode().strip().lower().startswith("hello")
 
 
 async def test_stream_stats_come_from_server_timings(tiny_server: str) -> None:
