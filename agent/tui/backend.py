@@ -17,6 +17,7 @@ from agent.tui.core import ConnectRequest, Core, Facts, ModeHolder, Progress, Se
 
 if TYPE_CHECKING:
     from agent.config import Config
+    from agent.loop import Agent
     from server.progress import Hooks
     from tools.mcp import McpServers
 
@@ -40,12 +41,25 @@ def _permissions_of(agent: Any) -> ModeHolder | None:
     return getattr(agent, "permissions", None)
 
 
+def _close_own_tools(agent: Agent) -> None:
+    """Close what the agent's built-in tools keep running; MCP servers are the backend's."""
+    from tools.mcp_tool import McpTool
+
+    for name in agent.registry.names():
+        tool = agent.registry.get(name)
+        close = getattr(tool, "close", None)
+        if callable(close) and not isinstance(tool, McpTool):
+            close()
+    agent.counter.close()
+
+
 class LocalBackend:
     def __init__(self, workspace: Path, config: Config) -> None:
         self.workspace = workspace
         self.config = config
         self.started_server = False  # stopped again on quit
         self.mcp: McpServers | None = None  # the current agent's MCP servers, for /mcp
+        self.agent: Agent | None = None  # the current agent: its tools are closed when replaced
 
     def connect(self, request: ConnectRequest, progress: Progress) -> Core:
         from agent.app import build_agent, connect_mcp
@@ -58,7 +72,7 @@ class LocalBackend:
             self._serve(request.profile, progress, switch=True)
         elif not config.endpoint:
             self._serve(config.profile, progress, switch=False)
-        # /clear, /resume and /model keep live servers (the old agent is dropped, never closed).
+        # /clear, /resume and /model keep live MCP servers; the old agent's own tools are closed.
         reuse = self.mcp is not None and self.mcp.serves(config.mcp_servers)
         mcp = self.mcp if reuse else connect_mcp(config, lambda line: progress("step", line))
         try:
@@ -77,6 +91,9 @@ class LocalBackend:
         if self.mcp is not None and not reuse:
             self.mcp.close()  # the previous agent's servers: the app swaps to the new core now
         self.config, self.mcp = config, mcp
+        if self.agent is not None:
+            _close_own_tools(self.agent)  # its background jobs belong to the old conversation
+        self.agent = agent
         return Core(
             agent=agent,
             facts=self._facts(agent),
@@ -169,6 +186,8 @@ class LocalBackend:
         self.started_server = True
 
     def shutdown(self) -> None:
+        if self.agent is not None:
+            self.agent.close()  # background jobs would outlive beecode otherwise
         if self.mcp is not None:
             self.mcp.close()
         if self.started_server:

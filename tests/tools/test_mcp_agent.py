@@ -4,6 +4,7 @@ The endpoint is a closed port: building an agent does not need a model."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from agent.tui.backend import LocalBackend
 from agent.tui.core import ConnectRequest
 from tests.tools.processes import wait_until_dead
 from tests.tools.test_mcp import MISSING, TIME, children
+from tools.base import ToolContext
 
 ENDPOINT = "http://127.0.0.1:9/v1"  # never answers; the agent is built, not run
 SERVERS = {"time": TIME, "gti": {"command": MISSING}}
@@ -100,3 +102,21 @@ def test_the_tui_keeps_live_servers_for_the_next_agent(tmp_path: Path) -> None:
     finally:
         backend.shutdown()
     assert all(wait_until_dead(pid) for pid in first)
+
+
+async def test_the_tui_stops_background_jobs_of_a_replaced_agent_and_at_quit(
+    tmp_path: Path,
+) -> None:
+    backend = LocalBackend(tmp_path, Config(endpoint=ENDPOINT))
+    pids = []
+    for _ in range(2):  # the first agent is replaced (/clear), the second one quits
+        core = backend.connect(ConnectRequest(), lambda key, line: None)
+        bash = core.agent.registry.get("bash")
+        assert bash is not None
+        args = {"command": "exec sleep 600", "background": True}
+        started = await bash.run(args, ToolContext(tmp_path))
+        pids.append(int(re.search(r"pid (\d+)", started.output)[1]))  # type: ignore[index]
+    assert wait_until_dead(pids[0])  # replaced: its jobs stopped, the new agent's kept
+    assert not wait_until_dead(pids[1], within_s=0.5)
+    backend.shutdown()
+    assert wait_until_dead(pids[1])
