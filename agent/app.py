@@ -184,6 +184,6 @@ def build_agent(
         ctx,
         system=system_prompt(workspace, project_memory(workspace), ""),
         n_ctx=n_ctx,
-        counter=TokenCounter(root if n_ctx is not None else None),
+        counter=TokenCounter(root if n_ctx is not None else None, api_key=config.api_key),
         constrained=constrained,
     )
