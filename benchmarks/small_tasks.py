@@ -7,7 +7,8 @@ of 10, mini-swe-agent 0. Each task runs in a fresh scratch git repo with `beecod
 --permission-mode yolo --output-format json`; a check of the files (or the answer) decides
 success, never the exact wording.
 
-    python benchmarks/small_tasks.py [--only NAME,...] [--reps 1] [--max-turns 12] [--out FILE]
+    python benchmarks/small_tasks.py [--only NAME,...] [--reps 1] [--max-turns 12]
+        [--temperature T] [--out FILE]
 """
 
 from __future__ import annotations
@@ -144,8 +145,9 @@ TASKS = [
 ]
 
 
-def prepare(ws: Path, task: Task, endpoint: str) -> None:
-    agent_workspace(ws, f'endpoint = "{endpoint}"\n')
+def prepare(ws: Path, task: Task, endpoint: str, temperature: float | None) -> None:
+    sampling = f"temperature = {temperature}\n" if temperature is not None else ""
+    agent_workspace(ws, f'endpoint = "{endpoint}"\n{sampling}')
     subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
     subprocess.run(["git", "config", "user.email", "bench@example.com"], cwd=ws, check=True)
     subprocess.run(["git", "config", "user.name", "bench"], cwd=ws, check=True)
@@ -159,10 +161,12 @@ def prepare(ws: Path, task: Task, endpoint: str) -> None:
         subprocess.run(["git", "commit", "-qm", "files", "--allow-empty"], cwd=ws, check=True)
 
 
-def attempt(task: Task, home: Path, endpoint: str, max_turns: int, mode: str) -> dict[str, Any]:
+def attempt(
+    task: Task, home: Path, endpoint: str, args: argparse.Namespace
+) -> dict[str, Any]:
     ws = home / f"{task.name}-{time.monotonic_ns()}"
     ws.mkdir()
-    prepare(ws, task, endpoint)
+    prepare(ws, task, endpoint, args.temperature)
     cmd = [
         *BEECODE,
         "-p",
@@ -172,9 +176,9 @@ def attempt(task: Task, home: Path, endpoint: str, max_turns: int, mode: str) ->
         "--output-format",
         "json",
         "--max-turns",
-        str(max_turns),
+        str(args.max_turns),
         "--tool-mode",
-        mode,
+        args.tool_mode,
     ]
     start = time.monotonic()
     done = subprocess.run(
@@ -216,6 +220,9 @@ def main() -> int:
     parser.add_argument("--max-turns", type=int, default=12)
     parser.add_argument("--profile", default="tiny")
     parser.add_argument("--tool-mode", default="auto", choices=("auto", "native", "constrained"))
+    parser.add_argument(
+        "--temperature", type=float, help="sampling temperature (default: the profile's)"
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     tasks = [t for t in TASKS if not args.only or t.name in args.only.split(",")]
@@ -224,7 +231,7 @@ def main() -> int:
     with scratch("small-tasks") as home, served(args.profile, home / "server.log") as (url, _):
         for _ in range(args.reps):
             for task in tasks:
-                row = attempt(task, home, url, args.max_turns, args.tool_mode)
+                row = attempt(task, home, url, args)
                 rows.append(row)
                 mark = "done" if row["ok"] else "FAIL"
                 print(
@@ -234,7 +241,8 @@ def main() -> int:
                 )
     done = sum(r["ok"] for r in rows)
     print(f"completed {done} of {len(rows)} tasks")
-    save({**info, "rows": rows, "completed": done, "total": len(rows)}, args.out)
+    settings = {"temperature": args.temperature, "tool_mode": args.tool_mode}
+    save({**info, **settings, "rows": rows, "completed": done, "total": len(rows)}, args.out)
     return 0
 
 
