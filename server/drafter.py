@@ -18,7 +18,8 @@ import numpy as np
 from gguf import GGUFValueType, GGUFWriter
 
 from server.errors import ModelError
-from server.gguf_info import read_fields, read_gguf, read_metadata
+from server.gguf_header import read_fields, read_metadata
+from server.gguf_info import read_gguf
 
 BLOCK_SIZE = 16
 _DRAFT_LAYERS = 2

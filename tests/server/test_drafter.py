@@ -10,7 +10,8 @@ from gguf import GGMLQuantizationType, GGUFReader
 
 from server.drafter import write_random_dflash_drafter
 from server.errors import ModelError
-from server.gguf_info import read_gguf, read_metadata
+from server.gguf_header import read_metadata
+from server.gguf_info import read_gguf
 from server.models import ensure_model
 from server.profiles import builtin_profiles
 from tests.conftest import pip_args
