@@ -43,12 +43,14 @@ from server.bench_stats import (
     speedup_by_mode,
     summarize,
 )
+from server.builtin_profiles import default_profile_name
 from server.client import get_props, get_slots
 from server.errors import ServerError
 from server.gpu import gpus
 from server.launch import free_port
 from server.paths import data_dir
-from server.profiles import Profile, default_profile_name, get_profile
+from server.profile import Profile
+from server.profiles import get_profile
 from server.progress import RichHooks
 from server.supervise import ManagedServer
 

@@ -18,7 +18,8 @@ from server.gguf_info import GgufInfo, read_gguf
 from server.gpu import gpus
 from server.launch import build_argv, chosen_engine
 from server.models import ensure_model
-from server.profiles import Profile, get_profile, nospec_twin
+from server.profile import Profile, nospec_twin
+from server.profiles import get_profile
 from server.progress import Hooks
 
 NONE = "none"

@@ -213,9 +213,10 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _fetch(args: argparse.Namespace) -> int:
+    from server.builtin_profiles import default_profile_name
     from server.gpu import gpus
     from server.models import ensure_model
-    from server.profiles import default_profile_name, get_profile
+    from server.profiles import get_profile
 
     profile = get_profile(args.profile or default_profile_name(gpus()))
     specs = [profile.target] + ([profile.draft] if profile.draft else [])
@@ -227,9 +228,10 @@ def _fetch(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace) -> int:
+    from server.builtin_profiles import default_profile_name
     from server.gpu import gpus
     from server.launch import plan_engine_launch, prepare_launch
-    from server.profiles import default_profile_name, get_profile
+    from server.profiles import get_profile
 
     if args.engine != "llama":
         profile = get_profile(args.profile or default_profile_name(gpus()))

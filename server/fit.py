@@ -16,7 +16,7 @@ from server.gguf_info import GgufInfo
 
 if TYPE_CHECKING:
     from server.dialect import Dialect
-    from server.profiles import Profile
+    from server.profile import Profile
 
 MIB = 1 << 20
 GIB = 1 << 30

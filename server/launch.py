@@ -25,13 +25,15 @@ from server.build import (
     default_source,
     ensure_engine,
 )
+from server.builtin_profiles import default_profile_name
 from server.dialect import Dialect, probe
 from server.errors import LaunchError, ModelError, ProfileError
 from server.fit import MemoryPlan, plan_memory
 from server.gguf_info import GgufInfo, read_gguf
 from server.gpu import gpus
 from server.models import ensure_model
-from server.profiles import Profile, default_profile_name, get_profile
+from server.profile import Profile
+from server.profiles import get_profile
 from server.progress import Hooks
 from server.state import chosen_engine as chosen_engine  # re-exported: callers import it here
 

