@@ -23,9 +23,10 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as `python benchmarks/x.py` from a checkout
 
+from server.addresses import free_port  # noqa: E402
 from server.bench_report import machine, machine_line  # noqa: E402
 from server.errors import ServerError  # noqa: E402
-from server.launch import LaunchPlan, free_port, prepare_launch  # noqa: E402
+from server.launch import LaunchPlan, prepare_launch  # noqa: E402
 from server.supervise import ManagedServer  # noqa: E402
 
 BEECODE = [sys.executable, "-m", "agent"]  # the `beecode` command of this checkout's environment

@@ -36,8 +36,8 @@ from _common import (
     served,
 )
 
+from server.addresses import free_port
 from server.client import health
-from server.launch import free_port
 from server.supervise import kill_group
 
 POLL_S = 0.01

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from server.addresses import free_port
 from server.bench_modes import (
     BenchError,
     Mode,
@@ -47,7 +48,6 @@ from server.builtin_profiles import default_profile_name
 from server.client import get_props, get_slots
 from server.errors import ServerError
 from server.gpu import gpus
-from server.launch import free_port
 from server.paths import data_dir
 from server.profile import Profile
 from server.profiles import get_profile

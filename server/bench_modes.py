@@ -16,11 +16,12 @@ from server.errors import ServerError
 from server.fit import plan_memory
 from server.gguf_info import GgufInfo, read_gguf
 from server.gpu import gpus
-from server.launch import build_argv, chosen_engine
+from server.llama_argv import build_argv
 from server.models import ensure_model
 from server.profile import Profile, nospec_twin
 from server.profiles import get_profile
 from server.progress import Hooks
+from server.state import chosen_engine
 
 NONE = "none"
 DFLASH = "dflash"

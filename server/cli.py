@@ -230,8 +230,9 @@ def _fetch(args: argparse.Namespace) -> int:
 def _plan(args: argparse.Namespace) -> int:
     from server.builtin_profiles import default_profile_name
     from server.gpu import gpus
-    from server.launch import plan_engine_launch, prepare_launch
+    from server.launch import prepare_launch
     from server.profiles import get_profile
+    from server.vllm_sglang import plan_engine_launch
 
     if args.engine != "llama":
         profile = get_profile(args.profile or default_profile_name(gpus()))

@@ -21,9 +21,10 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from server.addresses import port_in_use, url_for
 from server.client import health, wait_healthy
 from server.errors import LaunchError, ServerError
-from server.launch import LaunchPlan, port_in_use, prepare_launch, url_for
+from server.launch import LaunchPlan, prepare_launch
 from server.progress import Hooks
 from server.state import (
     SUPERVISOR_MODULE,

@@ -73,8 +73,9 @@ def tiny_server(
     engine: Engine, qwen_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """The `tiny` profile (Qwen 0.5B, -c 8192, n-gram speculation) as `server up` would run it."""
+    from server.addresses import free_port
     from server.dialect import probe
-    from server.launch import build_argv, free_port
+    from server.llama_argv import build_argv
     from server.profiles import get_profile
 
     port = free_port()
@@ -89,7 +90,7 @@ def smol_server(
     engine: Engine, smollm2_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """SmolLM2-135M, -c 2048 -np 1 --metrics: the cheapest real server."""
-    from server.launch import free_port
+    from server.addresses import free_port
 
     port = free_port()
     flags = "-c 2048 -np 1 --metrics --host 127.0.0.1 --port".split()

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from server.addresses import free_port
 from server.build import BuildProgress, Engine
 from server.client import health
 from server.drafter import write_random_dflash_drafter
-from server.launch import free_port
 from server.progress import RichHooks
 
 Beecode = Callable[..., subprocess.CompletedProcess[str]]

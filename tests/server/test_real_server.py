@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from server.addresses import free_port
 from server.build import Engine
 from server.client import Timings, chat, get_metrics, get_props, get_slots, health
 from server.dialect import probe
-from server.launch import build_argv, free_port
+from server.llama_argv import build_argv
 from server.profiles import get_profile
 from server.supervise import ManagedServer
 

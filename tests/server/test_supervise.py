@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from server.addresses import free_port
 from server.build import Engine
 from server.client import health
 from server.errors import LaunchError
-from server.launch import free_port
 from server.state import explain_failure, group_alive, known_problem
 from server.supervise import ManagedServer
 
