@@ -71,13 +71,14 @@ def wants_constrained(caps: dict[str, bool], name: str, n_params: int | None) ->
 def resolve_endpoint(config: Config, progress: Progress | None) -> str:
     if config.endpoint:
         return config.endpoint
-    from server import supervise
+    from server.detached import up
     from server.progress import Hooks
+    from server.state import running
 
-    if supervise.running() is None and progress:
+    if running() is None and progress:
         progress(f"starting the model server ({config.profile or 'default profile'})")
     # Reuses the server that runs (or refuses, naming it, when it serves another profile).
-    return supervise.up(config.profile, hooks=Hooks(step=progress)).url
+    return up(config.profile, hooks=Hooks(step=progress)).url
 
 
 def earlier_session(workspace: Path, resume: str | None, continue_latest: bool) -> Session | None:

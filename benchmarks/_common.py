@@ -27,7 +27,7 @@ from server.addresses import free_port  # noqa: E402
 from server.bench_report import machine, machine_line  # noqa: E402
 from server.errors import ServerError  # noqa: E402
 from server.launch import LaunchPlan, prepare_launch  # noqa: E402
-from server.supervise import ManagedServer  # noqa: E402
+from server.managed_server import ManagedServer  # noqa: E402
 
 BEECODE = [sys.executable, "-m", "agent"]  # the `beecode` command of this checkout's environment
 

@@ -38,7 +38,7 @@ from _common import (
 
 from server.addresses import free_port
 from server.client import health
-from server.supervise import kill_group
+from server.state import kill_group
 
 POLL_S = 0.01
 # The status line once the app has the server's context size (it is connected).

@@ -48,11 +48,11 @@ from server.builtin_profiles import default_profile_name
 from server.client import get_props, get_slots
 from server.errors import ServerError
 from server.gpu import gpus
+from server.managed_server import ManagedServer
 from server.paths import data_dir
 from server.profile import Profile
 from server.profiles import get_profile
 from server.progress import RichHooks
-from server.supervise import ManagedServer
 
 ENDPOINT_MODE = "as configured"
 START_TIMEOUT_S = 300.0

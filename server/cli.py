@@ -92,7 +92,7 @@ def _describe(record: dict[str, Any]) -> list[str]:
 
 
 def _up(args: argparse.Namespace) -> int:
-    from server.supervise import up
+    from server.detached import up
 
     with RichHooks().shown() as hooks:
         server = up(args.profile, host=args.host, port=args.port, api_key=args.api_key, hooks=hooks)

@@ -14,7 +14,7 @@ import pytest
 
 if TYPE_CHECKING:
     from server.build import Engine
-    from server.supervise import ManagedServer
+    from server.managed_server import ManagedServer
 
 # Server modules are imported inside the fixtures that use them, so the agent and tool tests
 # collect (and run) whatever state the server package is in.
@@ -58,7 +58,7 @@ def dflash_drafter_path(smollm2_path: Path, tmp_path_factory: pytest.TempPathFac
 
 def serve(argv: list[str], log: Path, port: int) -> Iterator[str]:
     """Run a ManagedServer on loopback for the duration of a fixture; yield its base URL."""
-    from server.supervise import ManagedServer
+    from server.managed_server import ManagedServer
 
     server = ManagedServer(argv, log_path=log, host="127.0.0.1", port=port)
     server.start(timeout_s=120)
@@ -101,7 +101,7 @@ def smol_server(
 @pytest.fixture
 def start_server(tmp_path: Path) -> Iterator[Callable[[list[str], int], ManagedServer]]:
     """Start ManagedServers (argv, port) on loopback for one test; all are stopped after it."""
-    from server.supervise import ManagedServer
+    from server.managed_server import ManagedServer
 
     started: list[ManagedServer] = []
 

@@ -1,5 +1,5 @@
 """The real backend: the agent from ``agent.app.build_agent`` on the managed server (or an
-``--endpoint``), sessions from ``agent.sessions``, the server from ``server.supervise``.
+``--endpoint``), sessions from ``agent.sessions``, the server from ``server.detached``.
 
 Every import of the heavy parts (openai, httpx, the server code) happens inside the methods,
 which the app calls from worker threads: the TUI is on screen before any of them loads.
@@ -104,14 +104,15 @@ class LocalBackend:
 
     def _serve(self, profile: str | None, progress: Progress, *, switch: bool) -> None:
         """Make the managed server of ``profile`` run, with its build and download progress."""
-        from server import supervise
+        from server.detached import up
+        from server.state import down, running
 
-        current = supervise.running()
+        current = running()
         if current is not None and switch and current.profile != profile:
             progress("step", f"stopping the {current.profile} server")
-            supervise.down()
+            down()
             current = None
-        supervise.up(profile, hooks=_hooks(progress))
+        up(profile, hooks=_hooks(progress))
         if current is None:
             self.started_server = True
 
@@ -176,13 +177,14 @@ class LocalBackend:
     def restart_server(self, progress: Progress) -> None:
         if self.config.endpoint:
             raise BackendError("an --endpoint server is not managed by beecode")
-        from server import supervise
+        from server.detached import up
+        from server.state import down, running
 
-        current = supervise.running()
+        current = running()
         profile = current.profile if current is not None else self.config.profile
         progress("step", "stopping the server")
-        supervise.down()
-        supervise.up(profile, hooks=_hooks(progress))
+        down()
+        up(profile, hooks=_hooks(progress))
         self.started_server = True
 
     def shutdown(self) -> None:
@@ -191,9 +193,9 @@ class LocalBackend:
         if self.mcp is not None:
             self.mcp.close()
         if self.started_server:
-            from server import supervise
+            from server.state import down
 
-            supervise.down()
+            down()
 
     def extras(self, what: str) -> list[str]:
         if what == "mcp":

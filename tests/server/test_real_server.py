@@ -14,8 +14,8 @@ from server.build import Engine
 from server.client import Timings, chat, get_metrics, get_props, get_slots, health
 from server.dialect import probe
 from server.llama_argv import build_argv
+from server.managed_server import ManagedServer
 from server.profiles import get_profile
-from server.supervise import ManagedServer
 
 pytestmark = pytest.mark.real_server
 StartServer = Callable[[list[str], int], ManagedServer]

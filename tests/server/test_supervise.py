@@ -15,8 +15,8 @@ from server.addresses import free_port
 from server.build import Engine
 from server.client import health
 from server.errors import LaunchError
+from server.managed_server import ManagedServer
 from server.state import explain_failure, group_alive, known_problem
-from server.supervise import ManagedServer
 
 StartServer = Callable[[list[str], int], ManagedServer]
 

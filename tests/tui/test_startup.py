@@ -17,6 +17,7 @@ HEAVY = (
     "agent.app",
     "agent.loop",
     "server.supervise",
+    "server.detached",
     "server.bench_stats",
 )
 
