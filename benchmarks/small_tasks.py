@@ -145,9 +145,9 @@ TASKS = [
 ]
 
 
-def prepare(ws: Path, task: Task, endpoint: str, temperature: float | None) -> None:
-    sampling = f"temperature = {temperature}\n" if temperature is not None else ""
-    agent_workspace(ws, f'endpoint = "{endpoint}"\n{sampling}')
+def prepare(ws: Path, task: Task, temperature: float | None) -> None:
+    # The endpoint goes on the command line: a project config may not set it (untrusted).
+    agent_workspace(ws, f"temperature = {temperature}\n" if temperature is not None else "")
     subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
     subprocess.run(["git", "config", "user.email", "bench@example.com"], cwd=ws, check=True)
     subprocess.run(["git", "config", "user.name", "bench"], cwd=ws, check=True)
@@ -166,7 +166,7 @@ def attempt(
 ) -> dict[str, Any]:
     ws = home / f"{task.name}-{time.monotonic_ns()}"
     ws.mkdir()
-    prepare(ws, task, endpoint, args.temperature)
+    prepare(ws, task, args.temperature)
     cmd = [
         *BEECODE,
         "-p",
@@ -179,6 +179,8 @@ def attempt(
         str(args.max_turns),
         "--tool-mode",
         args.tool_mode,
+        "--endpoint",
+        f"{endpoint}/v1",
     ]
     start = time.monotonic()
     done = subprocess.run(
