@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -85,9 +86,11 @@ def main() -> int:
                                   "stop_reason": result["stop_reason"]})
                     per_request = ", ".join(
                         f"{r['cache_n']}/{r['cache_n'] + r['prompt_n']}" for r in requests)
+                    turn_share = share(requests)
                     print(f"  turn {n:2d}: {len(requests)} requests, tools "
                           f"{turns[-1]['tool_calls'] or '-'}; cached/prompt tokens: "
-                          f"{per_request or '-'}")
+                          f"{per_request or '-'}"
+                          f"{f' = {turn_share:.1%}' if turn_share is not None else ''}")
         later = [r for t in turns[1:] for r in t["requests"]]
         every = [r for t in turns for r in t["requests"]]
         after_first = every[1:]
@@ -99,9 +102,11 @@ def main() -> int:
         if from_turn_2 is None:
             print("no requests after turn 1: nothing to measure")
         else:
+            per_turn = [v for v in (share(t["requests"]) for t in turns[1:]) if v is not None]
             print(f"prompt tokens from cache, turns 2-{len(turns)}: {from_turn_2:.1%} "
-                  f"(worst request {worst:.1%}); every request after the first: "
-                  f"{all_but_first:.1%}")
+                  f"(mean of turns {statistics.mean(per_turn):.1%}, worst turn "
+                  f"{min(per_turn):.1%}, worst request {worst:.1%}); every request after the "
+                  f"first: {all_but_first:.1%}")
             print(f"target >= {TARGET:.0%}: {'meets' if from_turn_2 >= TARGET else 'misses'}")
         save({**info, "turns": turns, "share_from_turn_2": from_turn_2,
               "share_after_first_request": all_but_first, "target": TARGET}, args.out)
