@@ -35,8 +35,8 @@ WRITTEN_NOTE = "\n[Already written. Now check it: run it with bash or read it. O
 FILE_TOOLS = frozenset({"write", "edit"})
 CHECK_NUDGE = "Before you answer, check your change: run, compile or read what you changed."
 REPORT_PROMPT = (
-    "The work is done. Call answer: reply to my request ({request}) in one or two sentences, "
-    "saying what you did and what the results showed."
+    "The work is done. The last result was:\n{result}\nCall answer: tell me in one or two "
+    "sentences what you did and what the results showed."
 )
 
 

@@ -40,6 +40,7 @@ from tools.registry import ToolRegistry
 MAX_INVALID_STREAK = 3  # invalid calls in a row before the turn stops
 NATIVE_INVALID_SWITCH = 2  # invalid native calls before "auto" switches to constrained steps
 TRIMMED_RESULT_CHARS = 2_000  # tool results are cut to this when compaction has nothing else
+REPORTED_RESULT_CHARS = 600  # of the last result, quoted in the request for the closing words
 
 
 class _Stop(Exception):
@@ -53,7 +54,6 @@ class _Stop(Exception):
 @dataclasses.dataclass
 class _Turn:
     emit: EventSink
-    request: str
     stats: list[TurnStats] = dataclasses.field(default_factory=list)
     invalid_streak: int = 0
     watch: TurnWatch = dataclasses.field(default_factory=TurnWatch)
@@ -93,7 +93,7 @@ class Agent:
 
     async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
         """One user turn: model and tool steps until the model answers or the turn stops."""
-        turn = _Turn(emit, user_text)
+        turn = _Turn(emit)
         self._cancelled = False
         content, attached = attach_mentions(user_text, self._ledger.workspace)
         self._ledger.seen.update(attached)
@@ -145,19 +145,19 @@ class Agent:
             return TurnFinished(turn.stats, "error", str(e))
 
     async def _report(self, turn: _Turn) -> str:
-        """The model's closing words, as a step that can only be the answer: asked in plain
-        words, a small model often answered with one more step object instead."""
-        request = " ".join(turn.request.split())
-        request = request if len(request) <= 200 else request[:200] + "..."
-        self._add({"role": "user", "content": REPORT_PROMPT.format(request=json.dumps(request))})
-        reply = await self._ask(turn, only_answer=True)
-        text = reply.text.strip()
-        # Nothing usable said: the last tool result is the honest report.
-        text = text or next(
-            f"Last result: {m['content'].removesuffix(DONE_NOTE)}"
+        """The model's closing words, as a step that can only be the answer (asked in plain
+        words, a small model often answered with one more step object). The prompt quotes the
+        last result: a small model reports what is in front of it, and that is the finding."""
+        last = next(
+            str(m["content"]).removesuffix(DONE_NOTE)
             for m in reversed(self.messages)
             if m["role"] == "tool"
         )
+        shown = last if len(last) <= REPORTED_RESULT_CHARS else last[:REPORTED_RESULT_CHARS] + "..."
+        self._add({"role": "user", "content": REPORT_PROMPT.format(result=shown)})
+        reply = await self._ask(turn, only_answer=True)
+        # Nothing said: the last tool result is the honest report.
+        text = reply.text.strip() or f"Last result: {last}"
         self._add({"role": "assistant", "content": text})
         return text
 

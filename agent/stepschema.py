@@ -15,13 +15,14 @@ from typing import Any
 
 from agent.toolcalls import ParsedCall, call_from_object, loads_lenient
 
-# Appended to the system prompt in constrained mode: the format, and two worked tasks, which
-# small models follow far better than a description alone.
+# Appended to the system prompt in constrained mode: the format, and worked tasks, which small
+# models follow far better than a description alone.
 STEP_GUIDE = """
 
 # Reply format
 Each reply is one JSON object {"name": <tool>, "arguments": {...}}, one step per reply. Shell
-commands (run a program, mkdir, mv, wc, git) go to bash. When the task is done, call answer.
+commands (run a program, mkdir, mv, wc, git) go to bash. To change part of a file, edit it with
+old text copied exactly from the file. When the task is done, call answer.
 Task "create add.py that prints 2+3, then run it", one reply per turn:
 {"name": "write", "arguments": {"path": "add.py", "content": "print(2 + 3)\\n"}}
 {"name": "bash", "arguments": {"command": "python3 add.py"}}
@@ -30,7 +31,11 @@ Task "fix the error in calc.py":
 {"name": "read", "arguments": {"path": "calc.py"}}
 {"name": "edit", "arguments": {"path": "calc.py", "old": "print(2 +* 2)", "new": "print(2 * 2)"}}
 {"name": "bash", "arguments": {"command": "python3 calc.py"}}
-{"name": "answer", "arguments": {"text": "Fixed the typo in calc.py; it prints 4 now."}}"""
+{"name": "answer", "arguments": {"text": "Fixed the typo in calc.py; it prints 4 now."}}
+Task "set debug to true in app.cfg, then commit all changes":
+{"name": "edit", "arguments": {"path": "app.cfg", "old": "debug = false", "new": "debug = true"}}
+{"name": "bash", "arguments": {"command": "git add -A && git commit -m 'Enable debug'"}}
+{"name": "answer", "arguments": {"text": "Set debug to true in app.cfg and committed it."}}"""
 
 # Tools a constrained step does not offer: bash does what they do, in commands a small model has
 # seen far more often, and every branch left out makes the choice easier and the grammar smaller.
@@ -55,10 +60,16 @@ def step_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [*tools, ANSWER_TOOL]
 
 
+# Optional knobs a small model may fill at will: edit's replace_all changes nothing when old is
+# unique, and a rename (old everywhere in the file) cannot be done without it.
+HARMLESS_KNOBS = frozenset({"replace_all"})
+
+
 def essential(parameters: dict[str, Any]) -> dict[str, Any]:
     """The arguments schema without optional knobs (numbers, flags, enums). A grammar lets a
     small model fill every optional field, and it does: ``bash`` came back with ``job: 1`` and
-    ``action: "read"`` beside its command. Required fields and optional text stay."""
+    ``action: "read"`` beside its command. Required fields, optional text and the harmless
+    knobs stay."""
     properties = parameters.get("properties")
     if parameters.get("type") != "object" or not isinstance(properties, dict):
         return parameters
@@ -67,6 +78,7 @@ def essential(parameters: dict[str, Any]) -> dict[str, Any]:
         name: schema
         for name, schema in properties.items()
         if name in required
+        or name in HARMLESS_KNOBS
         or not (schema.get("type") in ("integer", "number", "boolean") or "enum" in schema)
     }
     return {**parameters, "properties": kept}

@@ -397,7 +397,7 @@ async def test_a_small_model_repeating_a_finished_step_is_asked_to_report(ws: Pa
     # The report is a step whose only choice is the answer; the tools described stay the same.
     assert report.constrained and report.allowed == set()
     assert report.tools == model.requests[0].tools
-    prompt = REPORT_PROMPT.format(request='"run echo hi"')
+    prompt = REPORT_PROMPT.format(result="hi\n[exit code 0]")
     assert report.messages[-1] == {"role": "user", "content": prompt}
     assert agent.messages[-1] == {"role": "assistant", "content": "It printed hi."}
     assert_valid_history(agent.messages)

@@ -195,6 +195,21 @@ async def test_constrained_requests_carry_the_step_schema(endpoint: str) -> None
     assert request["tools"], "tools still go to the template, which describes them"
 
 
+async def test_a_narrowed_step_keeps_the_tools_and_narrows_the_grammar(endpoint: str) -> None:
+    Script.body = [chunk({"content": '{"answer": "ok"}'}), chunk({}, finish="stop"), "[DONE]"]
+    model = OpenAIChatModel(endpoint)
+    tools = [
+        {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+        for name in ("bash", "write")
+    ]
+    messages = [{"role": "user", "content": "hi"}]
+    _ = [c async for c in model.stream(messages, tools, constrained=True, allowed={"bash"})]
+    request = Script.requests[0]
+    assert [t["function"]["name"] for t in request["tools"]] == ["bash", "write", "answer"]
+    branches = request["response_format"]["json_schema"]["schema"]["anyOf"]
+    assert [b["properties"]["name"]["const"] for b in branches] == ["bash", "answer"]
+
+
 async def test_context_overflow_is_typed(endpoint: str) -> None:
     Script.status = 400
     Script.body = [

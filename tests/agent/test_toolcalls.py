@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent.stepschema import parse_step, step_response_format, step_tools
+from agent.stepschema import essential, parse_step, step_response_format, step_tools
 from agent.toolcalls import ParsedCall, loads_lenient, parse_arguments, parse_text_calls
 
 TOOLS = {"bash", "write", "read"}
@@ -175,6 +175,18 @@ def test_step_schema_has_one_branch_per_tool_and_the_answer_tool() -> None:
     assert branches[0]["properties"]["arguments"]["properties"] == {"command": STR}
     assert [t["function"]["name"] for t in step_tools(tools)] == ["bash", "read", "answer"]
     json.dumps(fmt)  # sendable as is
+
+
+def test_a_small_model_may_set_replace_all_but_no_other_knob() -> None:
+    edit = {
+        "type": "object",
+        "properties": {"path": STR, "old": STR, "replace_all": {"type": "boolean"}},
+        "required": ["path", "old"],
+    }
+    assert essential(edit)["properties"] == edit["properties"]
+    assert essential({**edit, "properties": {"path": STR, "quiet": {"type": "boolean"}}})[
+        "properties"
+    ] == {"path": STR}
 
 
 @pytest.mark.parametrize(
