@@ -3,7 +3,10 @@
 Both with the engine build and the model already cached. For `server up` the clock runs from the
 command's start to the first 200 on /health (polled from here, beside the command) and to the
 command's return; by hand it runs from Popen of the recorded argv to the first 200. Runs
-alternate, so both see the same page cache. Target: `server up` adds little over the bare launch.
+alternate, so both see the same page cache. The start time of the llama-server that `server up`
+launched (from /proc) splits its time into beecode's own part (the CLI and the supervisor, before
+the spawn) and the server's part, which should match the bare launch. Target: `server up` adds
+little over the bare launch.
 With tmux installed, it also starts the TUI (`beecode --endpoint URL`) in a 120x40 tmux pane
 against the running server and times it until the status line shows the connected server.
 
@@ -54,10 +57,22 @@ def first_ok(url: str, start: float, stop: threading.Event, found: list[float]) 
         time.sleep(POLL_S)
 
 
+def spawned_after(pid: int, start_boottime: float) -> float | None:
+    """Seconds from ``start_boottime`` (CLOCK_BOOTTIME) to the process's start, from /proc
+    (10 ms ticks); None where /proc cannot say."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: starttime
+    except (OSError, ValueError, IndexError):
+        return None
+    return started - start_boottime
+
+
 def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> dict[str, Any]:
     url = f"http://127.0.0.1:{port}"
     found: list[float] = []
     stop = threading.Event()
+    start_boottime = time.clock_gettime(time.CLOCK_BOOTTIME)
     start = time.monotonic()
     poller = threading.Thread(target=first_ok, args=(url, start, stop, found), daemon=True)
     poller.start()
@@ -67,11 +82,13 @@ def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> 
     poller.join(timeout=5)
     stop.set()
     record = json.loads((state / "server.json").read_text()) if done.returncode == 0 else None
+    # When llama-server itself started: the time before it is beecode's own (CLI, supervisor).
+    spawned = spawned_after(record["server_pid"], start_boottime) if record else None
     subprocess.run([*BEECODE, "server", "down"], env=env, capture_output=True, text=True)
     if record is None:
         raise RuntimeError(f"beecode server up failed: {done.stderr.strip()[-300:]}")
     return {"health_s": found[0] if found else returned, "returned_s": returned,
-            "argv": record["argv"]}
+            "spawned_s": spawned, "argv": record["argv"]}
 
 
 def by_hand(argv: list[str], log: Path) -> float:
@@ -128,7 +145,7 @@ def main() -> int:
     info = header("startup")
 
     def go() -> int:
-        up_health, up_return, hand, tui = [], [], [], []
+        up_health, up_return, hand, tui, spawned = [], [], [], [], []
         with scratch("startup") as home:
             env = isolated_env(home)
             for rep in range(args.reps):
@@ -137,8 +154,12 @@ def main() -> int:
                 hand.append(by_hand(run["argv"], home / "by-hand.log"))
                 up_health.append(run["health_s"])
                 up_return.append(run["returned_s"])
-                print(f"  rep {rep + 1}: server up healthy {run['health_s']:.2f} s, returned "
-                      f"{run['returned_s']:.2f} s; by hand healthy {hand[-1]:.2f} s")
+                if run["spawned_s"] is not None:
+                    spawned.append(run["spawned_s"])
+                at = run["spawned_s"]
+                print(f"  rep {rep + 1}: server up healthy {run['health_s']:.2f} s "
+                      f"(llama-server spawned at {'?' if at is None else f'{at:.2f}'} s), "
+                      f"returned {run['returned_s']:.2f} s; by hand healthy {hand[-1]:.2f} s")
             if not args.no_tui and shutil.which("tmux"):
                 (home / "work").mkdir()
                 with served(args.profile, home / "tui-server.log") as (url, _plan):
@@ -156,12 +177,19 @@ def main() -> int:
               f" to /health, "
               f"{fmt_ratio(ratio(medians['server_up_returned_s'], medians['by_hand_health_s']))}"
               " to return")
+        if spawned:
+            own = statistics.median(spawned)
+            print(f"server up: llama-server spawned after {own:.2f} s (beecode's own part: CLI "
+                  f"and supervisor); from its spawn to /health "
+                  f"{medians['server_up_health_s'] - own:.2f} s against "
+                  f"{medians['by_hand_health_s']:.2f} s by hand (medians of {len(spawned)})")
         if tui:
             print(f"TUI to connected status line (server already running): "
                   f"{statistics.median(tui):.2f} s (median of {len(tui)})")
         else:
             print("TUI: not measured (--no-tui, or tmux is not installed)")
         save({**info, "profile": args.profile, "tui_ready_s": tui, "server_up_health_s": up_health,
+              "server_up_spawned_s": spawned,
               "server_up_returned_s": up_return, "by_hand_health_s": hand, **medians}, args.out)
         return 0
 
