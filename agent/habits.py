@@ -5,7 +5,7 @@
   looked at).
 - Do not loop: the same call with the same result is flagged the second time and ends the turn
   the third time. In constrained mode a call that failed twice the same way also takes its tool
-  out of the next step, which forces a different action.
+  out of the steps that follow until a file changes, which forces a different action.
 - Check your work: in constrained mode, writing the same change twice takes the file tools out
   of the next step (run or read it instead), and an answer right after a file change gets one
   request to run, compile or read what changed first (small models claim results they never saw).
@@ -27,17 +27,15 @@ from tools.registry import ToolRegistry
 SHOWN_FILE_BYTES = 4_000  # an unread file this small is shown in the refusal to change it
 MAX_REPEATS = 3  # the same call with the same result, before the turn stops
 REPEAT_NOTE = (
-    "\n[This exact call already failed this way. Do something different: read the file or list"
-    " the folder (ls) to see what is there.]"
+    "\n[This exact call already failed this way. Do something different: read or fix the file"
+    " involved, or list the folder (ls) to see what is there.]"
 )
 DONE_NOTE = "\n[This exact call already ran, with this same result. If the task is done, answer.]"
 WRITTEN_NOTE = "\n[Already written. Now check it: run it with bash or read it. Or answer.]"
 FILE_TOOLS = frozenset({"write", "edit"})
 CHECK_NUDGE = "Before you answer, check your change: run, compile or read what you changed."
-REPORT_PROMPT = (
-    "The work is done. The last result was:\n{result}\nCall answer: tell me in one or two "
-    "sentences what you did and what the results showed."
-)
+# Short on purpose: a small model copies the words of this request into its answer.
+REPORT_PROMPT = "Now answer me in one or two sentences."
 
 
 @dataclass
@@ -50,12 +48,16 @@ class TurnWatch:
     nudged: bool = False
     settled: bool = False  # a successful call was repeated with the same result
     banned: frozenset[str] = frozenset()  # tools the next constrained step may not use
+    # Tools whose call failed twice the same way: they stay out of constrained steps until a
+    # file changes, since until then the same call would fail the same way.
+    failing: frozenset[str] = frozenset()
 
     def observe(self, call: Call, kind: str | None, result: ToolResult) -> str:
         """Record a result; returns a note to append to it for the model (or "")."""
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
         if not result.is_error:
             self.unchecked_edit = kind == "edit"
+            self.failing = frozenset() if kind == "edit" else self.failing
         # The same change twice is a repeat whatever it reports the second time ("created"
         # became "already holds this content", or the old text is gone).
         outcome = "" if kind == "edit" else result.output
@@ -72,7 +74,7 @@ class TurnWatch:
             return ""
         # A small model ignores a note; taking a tool away for one step it cannot ignore.
         if first_failed and failed:
-            self.banned = frozenset({call.name})
+            self.failing |= {call.name}
             return REPEAT_NOTE
         if self.unchecked_edit:  # the same change again: it means "done", but nothing checked it
             self.banned = FILE_TOOLS
@@ -81,8 +83,9 @@ class TurnWatch:
         return DONE_NOTE
 
     def take_banned(self) -> frozenset[str]:
+        """The tools the next constrained step may not use."""
         banned, self.banned = self.banned, frozenset()
-        return banned
+        return banned | self.failing
 
     def wants_check(self) -> bool:
         """True once per turn, when the model answers right after changing a file."""

@@ -40,7 +40,6 @@ from tools.registry import ToolRegistry
 MAX_INVALID_STREAK = 3  # invalid calls in a row before the turn stops
 NATIVE_INVALID_SWITCH = 2  # invalid native calls before "auto" switches to constrained steps
 TRIMMED_RESULT_CHARS = 2_000  # tool results are cut to this when compaction has nothing else
-REPORTED_RESULT_CHARS = 600  # of the last result, quoted in the request for the closing words
 
 
 class _Stop(Exception):
@@ -146,18 +145,15 @@ class Agent:
 
     async def _report(self, turn: _Turn) -> str:
         """The model's closing words, as a step that can only be the answer (asked in plain
-        words, a small model often answered with one more step object). The prompt quotes the
-        last result: a small model reports what is in front of it, and that is the finding."""
-        last = next(
-            str(m["content"]).removesuffix(DONE_NOTE)
+        words, a small model often answered with one more step object)."""
+        self._add({"role": "user", "content": REPORT_PROMPT})
+        reply = await self._ask(turn, only_answer=True)
+        # Nothing said: the last tool result is the honest report.
+        text = reply.text.strip() or next(
+            f"Last result: {str(m['content']).removesuffix(DONE_NOTE)}"
             for m in reversed(self.messages)
             if m["role"] == "tool"
         )
-        shown = last if len(last) <= REPORTED_RESULT_CHARS else last[:REPORTED_RESULT_CHARS] + "..."
-        self._add({"role": "user", "content": REPORT_PROMPT.format(result=shown)})
-        reply = await self._ask(turn, only_answer=True)
-        # Nothing said: the last tool result is the honest report.
-        text = reply.text.strip() or f"Last result: {last}"
         self._add({"role": "assistant", "content": text})
         return text
 

@@ -397,8 +397,7 @@ async def test_a_small_model_repeating_a_finished_step_is_asked_to_report(ws: Pa
     # The report is a step whose only choice is the answer; the tools described stay the same.
     assert report.constrained and report.allowed == set()
     assert report.tools == model.requests[0].tools
-    prompt = REPORT_PROMPT.format(result="hi\n[exit code 0]")
-    assert report.messages[-1] == {"role": "user", "content": prompt}
+    assert report.messages[-1] == {"role": "user", "content": REPORT_PROMPT}
     assert agent.messages[-1] == {"role": "assistant", "content": "It printed hi."}
     assert_valid_history(agent.messages)
 
@@ -417,17 +416,25 @@ async def test_a_report_in_step_format_is_read_as_one(ws: Path, said: str, final
     assert finished.final_text == final
 
 
-async def test_a_call_failing_twice_takes_its_tool_out_of_the_next_step(ws: Path) -> None:
+async def test_a_call_failing_twice_takes_its_tool_away_until_a_file_changes(ws: Path) -> None:
+    (ws / "broken.py").write_text("print(1 +)\n")
     fail = '{"name": "bash", "arguments": {"command": "python3 broken.py"}}'
-    done = '{"name": "answer", "arguments": {"text": "It is broken."}}'
-    agent, model = make_agent(ws, [text(fail), text(fail), text(done)], tool_mode="constrained")
+    read = '{"name": "read", "arguments": {"path": "broken.py"}}'
+    fix = '{"name": "edit", "arguments": {"path": "broken.py", "old": "1 +", "new": "1"}}'
+    done = '{"name": "answer", "arguments": {"text": "Fixed."}}'
+    replies = [text(fail), text(fail), text(read), text(fix), text(fail), text(done)]
+    agent, model = make_agent(ws, replies, tool_mode="constrained")
     finished = await agent.run_turn("fix broken.py", Face())
 
-    assert finished.final_text == "It is broken."
-    offered = [r.allowed for r in model.requests]
-    assert offered[1] is not None and "bash" in offered[1]
-    assert offered[2] is not None and "bash" not in offered[2] and "read" in offered[2]
+    assert finished.final_text == "Fixed."
+    assert all(r.allowed is not None for r in model.requests)
+    offered = [set(r.allowed or ()) for r in model.requests]
+    assert "bash" in offered[1]
+    assert "bash" not in offered[2] and "bash" not in offered[3]
+    assert "bash" in offered[4]  # the edit changed the file
     assert model.requests[2].tools == model.requests[0].tools  # the prompt prefix is unchanged
+    results = [m["content"] for m in agent.messages if m["role"] == "tool"]
+    assert results[1].endswith(REPEAT_NOTE) and results[-1].startswith("1")
 
 
 async def test_the_same_write_twice_asks_for_a_check_instead_of_ending(ws: Path) -> None:
