@@ -7,8 +7,8 @@
   the third time. In constrained mode a call that failed twice the same way also takes its tool
   out of the steps that follow until a file changes, which forces a different action.
 - Check your work: in constrained mode, writing the same change twice takes the file tools out
-  of the next step (run or read it instead), and an answer right after a file change gets one
-  request to run, compile or read what changed first (small models claim results they never saw).
+  of the next step (run or read it instead), and an answer right after a file change is set aside
+  once for a step that must be a tool call (small models claim results they never saw).
 - Know when to stop: a 0.5B model in constrained mode practically never picks the answer step;
   it repeats its last successful call instead. That repeat (same call, same result) means it has
   nothing left to do, so the turn ends with the model's report, asked for as an answer step.
@@ -33,7 +33,6 @@ REPEAT_NOTE = (
 DONE_NOTE = "\n[This exact call already ran, with this same result. If the task is done, answer.]"
 WRITTEN_NOTE = "\n[Already written. Now check it: run it with bash or read it. Or answer.]"
 FILE_TOOLS = frozenset({"write", "edit"})
-CHECK_NUDGE = "Before you answer, check your change: run, compile or read what you changed."
 # Short on purpose: a small model copies the words of this request into its answer.
 REPORT_PROMPT = "Now answer me in one or two sentences."
 

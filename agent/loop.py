@@ -27,16 +27,17 @@ from agent.context import (
     trim_tool_result,
 )
 from agent.events import ErrorEvent, EventSink, Notice, StepStats, TurnFinished, TurnStats
-from agent.habits import CHECK_NUDGE, DONE_NOTE, REPORT_PROMPT, ReadLedger, TurnWatch
+from agent.habits import DONE_NOTE, REPORT_PROMPT, ReadLedger, TurnWatch
 from agent.mentions import attach_mentions
 from agent.model import ChatModel, ContextOverflow, ModelError
 from agent.permissions import Permissions
 from agent.reply import Call, Reply, collect
 from agent.sessions import Session
-from agent.stepschema import STEP_GUIDE, STEP_LEFT_OUT
+from agent.stepschema import ANSWER, STEP_GUIDE, STEP_LEFT_OUT
 from tools.base import ToolContext, ToolResult
 from tools.registry import ToolRegistry
 
+Offer = Literal["all", "tools", "answer"]  # what a constrained step may call
 MAX_INVALID_STREAK = 3  # invalid calls in a row before the turn stops
 NATIVE_INVALID_SWITCH = 2  # invalid native calls before "auto" switches to constrained steps
 TRIMMED_RESULT_CHARS = 2_000  # tool results are cut to this when compaction has nothing else
@@ -123,13 +124,17 @@ class Agent:
 
     async def _steps(self, turn: _Turn) -> TurnFinished:
         try:
+            offer: Offer = "all"
             for _ in range(self.config.max_steps):
-                reply = await self._ask(turn)
+                reply = await self._ask(turn, offer)
+                offer = "all"
                 if not reply.calls:
-                    self._add({"role": "assistant", "content": reply.text})
                     if self.constrained and turn.watch.wants_check():
-                        self._add({"role": "user", "content": CHECK_NUDGE})
+                        # The answer waits for a run, compile or read of the change. It is not
+                        # kept, and no request says so: a small model copies such words.
+                        offer = "tools"
                         continue
+                    self._add({"role": "assistant", "content": reply.text})
                     return TurnFinished(turn.stats, "done", reply.text)
                 self._add(_assistant_message(reply))
                 await self._run_calls(reply.calls, turn)
@@ -147,7 +152,7 @@ class Agent:
         """The model's closing words, as a step that can only be the answer (asked in plain
         words, a small model often answered with one more step object)."""
         self._add({"role": "user", "content": REPORT_PROMPT})
-        reply = await self._ask(turn, only_answer=True)
+        reply = await self._ask(turn, "answer")
         # Nothing said: the last tool result is the honest report.
         text = reply.text.strip() or next(
             f"Last result: {str(m['content']).removesuffix(DONE_NOTE)}"
@@ -157,10 +162,10 @@ class Agent:
         self._add({"role": "assistant", "content": text})
         return text
 
-    async def _ask(self, turn: _Turn, *, only_answer: bool = False) -> Reply:
+    async def _ask(self, turn: _Turn, offer: Offer = "all") -> Reply:
         """One model reply; compacts first when the history nears the context size, and once
-        more (then gives up) when the server still says it does not fit. ``only_answer``: a
-        constrained step whose one choice is the answer."""
+        more (then gives up) when the server still says it does not fit. ``offer``: what a
+        constrained step may be (the tools, the answer, or either)."""
         await self._compact(turn.emit, force=False)
         constrained = self.constrained
         schemas = self.registry.schemas()
@@ -168,7 +173,8 @@ class Agent:
         if constrained:
             schemas = [s for s in schemas if s["function"]["name"] not in STEP_LEFT_OUT]
             banned = turn.watch.take_banned()
-            allowed = set() if only_answer else {n for n in _names(schemas) if n not in banned}
+            tools = {n for n in _names(schemas) if n not in banned} if offer != "answer" else set()
+            allowed = tools | ({ANSWER} if offer != "tools" else set())
         for attempt in range(2):
             reply = Reply()
             stream = self.model.stream(
@@ -212,6 +218,8 @@ class Agent:
             answered.add(call.id)
             self._ledger.observe(call, result)
             note = turn.watch.observe(call, self._ledger.kind(call), result)
+            if self.constrained and note == DONE_NOTE:
+                note = ""  # the turn ends with the report now; a small model would copy the note
             self._add({"role": "tool", "tool_call_id": call.id, "content": result.output + note})
 
         try:

@@ -74,8 +74,9 @@ class ChatModel(Protocol):
     ) -> AsyncIterator[ModelChunk]:
         """One model request. ``constrained``: force the reply into one step object
         (``agent.stepschema``), for models too small to call tools reliably. ``allowed``: the
-        tools that step may call (None: all; the answer always). The template still describes
-        every tool, so the prompt prefix stays the same from step to step."""
+        names that step may call, ``answer`` among them when it may answer (None: every tool
+        and the answer). The template still describes them all, so the prompt prefix stays
+        the same from step to step."""
         ...
 
 
@@ -197,8 +198,10 @@ class OpenAIChatModel:
         }
         if constrained:
             # The tools go too, so the chat template describes them (and the answer step).
-            request["tools"] = step_tools(tools)
-            callable_now = [t for t in tools if allowed is None or t["function"]["name"] in allowed]
+            described = request["tools"] = step_tools(tools)
+            callable_now = [
+                t for t in described if allowed is None or t["function"]["name"] in allowed
+            ]
             request["response_format"] = step_response_format(callable_now)
         elif tools:
             request["tools"] = tools

@@ -41,10 +41,11 @@ Task "set debug to true in app.cfg, then commit all changes":
 # seen far more often, and every branch left out makes the choice easier and the grammar smaller.
 STEP_LEFT_OUT = frozenset({"glob", "grep", "git", "todo"})
 
+ANSWER = "answer"
 ANSWER_TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
-        "name": "answer",
+        "name": ANSWER,
         "description": "Finish: tell the user what you did or found, once the task is done.",
         "parameters": {
             "type": "object",
@@ -56,7 +57,7 @@ ANSWER_TOOL: dict[str, Any] = {
 
 
 def step_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The tools a constrained request sends: the registry's and ``answer``."""
+    """The tools a constrained request describes: the registry's and ``answer``."""
     return [*tools, ANSWER_TOOL]
 
 
@@ -85,8 +86,9 @@ def essential(parameters: dict[str, Any]) -> dict[str, Any]:
 
 
 def step_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """One branch per tool the step may call (``answer`` too when it is among them)."""
     branches: list[dict[str, Any]] = []
-    for tool in step_tools(tools):
+    for tool in tools:
         function = tool["function"]
         branches.append(
             {
@@ -122,6 +124,6 @@ def parse_step(text: str) -> str | ParsedCall:
     call = call_from_object(obj)
     if call is None:
         return ParsedCall("", None, 'reply with {"name": <tool>, "arguments": {...}}')
-    if call.name == ANSWER_TOOL["function"]["name"] and call.arguments is not None:
+    if call.name == ANSWER and call.arguments is not None:
         return str(call.arguments.get("text", ""))
     return call

@@ -26,7 +26,7 @@ from agent.events import (
     TurnFinished,
 )
 from agent.fake_model import Hold, ScriptedModel, Step, call, calls, text
-from agent.habits import CHECK_NUDGE, DONE_NOTE, REPEAT_NOTE, REPORT_PROMPT, WRITTEN_NOTE
+from agent.habits import DONE_NOTE, REPEAT_NOTE, REPORT_PROMPT, WRITTEN_NOTE
 from agent.loop import Agent
 from agent.model import ContextOverflow, ModelError
 from agent.permissions import Permissions
@@ -380,9 +380,13 @@ async def test_constrained_steps_become_calls_and_the_answer(ws: Path) -> None:
     assert [e.text for e in face.of(TextDelta)] == ["Made it.", "Made c.txt."]  # no raw JSON
     assert all(r.constrained for r in model.requests)
     assert "# Reply format" in model.requests[0].messages[0]["content"]
-    # The answer right after the write got one request to check the work first.
-    roles = [(m["role"], m.get("content")) for m in agent.messages[-5:]]
-    assert roles[:2] == [("assistant", "Made it."), ("user", CHECK_NUDGE)]
+    # The answer right after the write was set aside for one step that had to be a tool call.
+    assert model.requests[2].allowed is not None and "answer" not in model.requests[2].allowed
+    assert "read" in model.requests[2].allowed
+    assert [m["role"] for m in agent.messages[1:]] == [
+        "user", "assistant", "tool", "assistant", "tool", "assistant"
+    ]
+    assert "Made it." not in [m.get("content") for m in agent.messages]
     assert agent.messages[-1] == {"role": "assistant", "content": "Made c.txt."}
 
 
@@ -395,9 +399,10 @@ async def test_a_small_model_repeating_a_finished_step_is_asked_to_report(ws: Pa
     assert (finished.stop_reason, finished.final_text) == ("done", "It printed hi.")
     report = model.requests[2]
     # The report is a step whose only choice is the answer; the tools described stay the same.
-    assert report.constrained and report.allowed == set()
+    assert report.constrained and report.allowed == {"answer"}
     assert report.tools == model.requests[0].tools
     assert report.messages[-1] == {"role": "user", "content": REPORT_PROMPT}
+    assert report.messages[-2]["content"] == "hi\n[exit code 0]"  # no note to copy
     assert agent.messages[-1] == {"role": "assistant", "content": "It printed hi."}
     assert_valid_history(agent.messages)
 
@@ -634,7 +639,7 @@ import asyncio, sys
 from pathlib import Path
 from agent.config import Config
 from agent.fake_model import ScriptedModel, call
-from agent.habits import CHECK_NUDGE, DONE_NOTE, REPEAT_NOTE, REPORT_PROMPT
+from agent.habits import DONE_NOTE, REPEAT_NOTE, REPORT_PROMPT
 from agent.loop import Agent
 from agent.permissions import Permissions
 from agent.sessions import Session

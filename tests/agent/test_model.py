@@ -203,7 +203,8 @@ async def test_a_narrowed_step_keeps_the_tools_and_narrows_the_grammar(endpoint:
         for name in ("bash", "write")
     ]
     messages = [{"role": "user", "content": "hi"}]
-    _ = [c async for c in model.stream(messages, tools, constrained=True, allowed={"bash"})]
+    allowed = {"bash", "answer"}
+    _ = [c async for c in model.stream(messages, tools, constrained=True, allowed=allowed)]
     request = Script.requests[0]
     assert [t["function"]["name"] for t in request["tools"]] == ["bash", "write", "answer"]
     branches = request["response_format"]["json_schema"]["schema"]["anyOf"]

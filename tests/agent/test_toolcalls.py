@@ -168,7 +168,7 @@ def test_step_schema_has_one_branch_per_tool_and_the_answer_tool() -> None:
         {"type": "function", "function": {"name": "bash", "parameters": bash}},
         {"type": "function", "function": {"name": "read", "parameters": {"type": "object"}}},
     ]
-    fmt = step_response_format(tools)
+    fmt = step_response_format(step_tools(tools))
     branches = fmt["json_schema"]["schema"]["anyOf"]
     assert [b["properties"]["name"]["const"] for b in branches] == ["bash", "read", "answer"]
     # Optional knobs are left out: a grammar makes small models fill every field.
