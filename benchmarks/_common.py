@@ -33,15 +33,20 @@ BEECODE = [sys.executable, "-m", "agent"]  # the `beecode` command of this check
 
 
 def commit() -> str:
-    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                          text=True)
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    )
     return done.stdout.strip() or "unknown"
 
 
 def header(name: str) -> dict[str, Any]:
     """Prints and returns what the figures were measured on."""
-    info = {"benchmark": name, "date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit(),
-            "machine": machine()}
+    info = {
+        "benchmark": name,
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "commit": commit(),
+        "machine": machine(),
+    }
     print(f"# {name} · {info['date']} · commit {info['commit']} · {machine_line(info['machine'])}")
     return info
 
@@ -49,8 +54,11 @@ def header(name: str) -> dict[str, Any]:
 def isolated_env(home: Path) -> dict[str, str]:
     """Sessions, state and config in a scratch folder; the engine and model cache stay shared."""
     env = dict(os.environ)
-    for var, sub in (("BEECODE_DATA_DIR", "data"), ("BEECODE_STATE_DIR", "state"),
-                     ("BEECODE_CONFIG_DIR", "config")):
+    for var, sub in (
+        ("BEECODE_DATA_DIR", "data"),
+        ("BEECODE_STATE_DIR", "state"),
+        ("BEECODE_CONFIG_DIR", "config"),
+    ):
         (home / sub).mkdir(parents=True, exist_ok=True)
         env[var] = str(home / sub)
     return env
@@ -106,8 +114,15 @@ def main_guard(run: Callable[[], int]) -> int:
     signal.signal(signal.SIGTERM, interrupt)
     try:
         return run()
-    except (ServerError, OSError, subprocess.SubprocessError, httpx.HTTPError, RuntimeError,
-            KeyError, ValueError) as exc:
+    except (
+        ServerError,
+        OSError,
+        subprocess.SubprocessError,
+        httpx.HTTPError,
+        RuntimeError,
+        KeyError,
+        ValueError,
+    ) as exc:
         print(f"benchmark error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -24,16 +24,23 @@ from typing import Any
 
 ANSWER_WORDS = (
     "Here is the function, with its tests after it:\n\n```python\n"
-    + "".join(f"def check_{i}(values: dict[str, int]) -> int:\n    return values['k{i}'] + {i}\n"
-              for i in range(40))
+    + "".join(
+        f"def check_{i}(values: dict[str, int]) -> int:\n    return values['k{i}'] + {i}\n"
+        for i in range(40)
+    )
     + "```\n"
 ).split(" ")
 
 
 def chunk(delta: dict[str, Any], **extra: Any) -> bytes:
-    body = {"object": "chat.completion.chunk", "model": "paced", "created": 0, "id": "paced",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": extra.pop("finish", None)}],
-            **extra}
+    body = {
+        "object": "chat.completion.chunk",
+        "model": "paced",
+        "created": 0,
+        "id": "paced",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": extra.pop("finish", None)}],
+        **extra,
+    }
     return f"data: {json.dumps(body)}\n\n".encode()
 
 
@@ -70,9 +77,15 @@ class PacedHandler(BaseHTTPRequestHandler):
             sent = due
             time.sleep(0.0005)
         window_s = last - first
-        timings = {"prompt_n": 1, "cache_n": 0, "prompt_ms": 0.0, "prompt_per_second": 0.0,
-                   "predicted_n": count, "predicted_ms": window_s * 1000,
-                   "predicted_per_second": (count - 1) / window_s if window_s > 0 else 0.0}
+        timings = {
+            "prompt_n": 1,
+            "cache_n": 0,
+            "prompt_ms": 0.0,
+            "prompt_per_second": 0.0,
+            "predicted_n": count,
+            "predicted_ms": window_s * 1000,
+            "predicted_per_second": (count - 1) / window_s if window_s > 0 else 0.0,
+        }
         usage = {"prompt_tokens": 1, "completion_tokens": count, "total_tokens": count + 1}
         self.wfile.write(chunk({}, finish="length", timings=timings, usage=usage))
         self.wfile.write(b"data: [DONE]\n\n")
@@ -96,8 +109,9 @@ def serve(rate: float) -> None:
 @contextlib.contextmanager
 def paced(rate: float) -> Iterator[str]:
     """The base URL of a paced server in its own process, stopped at the end."""
-    proc = subprocess.Popen([sys.executable, __file__, str(rate)], stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, __file__, str(rate)], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()

@@ -87,16 +87,25 @@ def window(
     if not seen or not ends:
         return {"first_seen": None, "first_tokens": 0, "last_seen": None}
     first, chars = seen[0]
-    return {"first_seen": first, "first_tokens": bisect_right(ends, chars),
-            "last_seen": next((t for t, v in seen if v >= ends[-1]), None)}
+    return {
+        "first_seen": first,
+        "first_tokens": bisect_right(ends, chars),
+        "last_seen": next((t for t, v in seen if v >= ends[-1]), None),
+    }
 
 
 async def one_turn(url: str, task: str) -> dict[str, Any]:
     workspace = Path.cwd()
-    flags = {"endpoint": f"{url}/v1", "permission_mode": "plan", "tool_mode": "native",
-             "max_steps": 1}
-    app = TimedApp(LocalBackend(workspace, load_config(workspace, flags)),
-                   history_path=workspace.parent / "tui-history.jsonl")
+    flags = {
+        "endpoint": f"{url}/v1",
+        "permission_mode": "plan",
+        "tool_mode": "native",
+        "max_steps": 1,
+    }
+    app = TimedApp(
+        LocalBackend(workspace, load_config(workspace, flags)),
+        history_path=workspace.parent / "tui-history.jsonl",
+    )
     app.frames = []
     applied: list[tuple[float, int]] = []
     time_appends(applied)
@@ -124,9 +133,14 @@ async def one_turn(url: str, task: str) -> dict[str, Any]:
         await pilot.pause(0.2)  # the last frame after the reply's final append
     if not stats:
         raise RuntimeError("the TUI turn finished without the server's figures")
-    return {"text_chars": ends[-1] if ends else 0, "deltas": len(ends),
-            "stats": dataclasses.asdict(stats[0]), "frames": len(app.frames),
-            **window(applied, app.frames, ends)}
+    return {
+        "text_chars": ends[-1] if ends else 0,
+        "deltas": len(ends),
+        "stats": dataclasses.asdict(stats[0]),
+        "frames": len(app.frames),
+        **window(applied, app.frames, ends),
+    }
+
 
 if __name__ == "__main__":
     print(json.dumps(asyncio.run(one_turn(sys.argv[1], sys.argv[2]))))

@@ -68,12 +68,26 @@ def user_rate(stamps: list[float], predicted_n: int) -> float | None:
 
 def via_agent(task: str, url: str, workspace: Path, env: dict[str, str]) -> dict[str, Any]:
     """One headless turn; the deltas' arrival times and the server's stats from step_stats."""
-    argv = [*BEECODE, "-p", task, "--output-format", "stream-json", "--max-turns", "1",
-            "--permission-mode", "plan", "--tool-mode", "native", "--endpoint", f"{url}/v1"]
+    argv = [
+        *BEECODE,
+        "-p",
+        task,
+        "--output-format",
+        "stream-json",
+        "--max-turns",
+        "1",
+        "--permission-mode",
+        "plan",
+        "--tool-mode",
+        "native",
+        "--endpoint",
+        f"{url}/v1",
+    ]
     stamps: list[float] = []
     stats: dict[str, Any] | None = None
-    with subprocess.Popen(argv, cwd=workspace, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True) as proc:
+    with subprocess.Popen(
+        argv, cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as proc:
         assert proc.stdout is not None
         for line in proc.stdout:
             now = time.monotonic()
@@ -86,14 +100,24 @@ def via_agent(task: str, url: str, workspace: Path, env: dict[str, str]) -> dict
     if proc.returncode not in (0, 3) or stats is None:
         raise RuntimeError(f"beecode -p exited {proc.returncode} without stats: {err[-300:]}")
     server = float(stats["decode_tok_s"])
-    return {"deltas": len(stamps), "predicted_n": stats["predicted_n"], "server_tok_s": server,
-            "user_tok_s": user_rate(stamps, int(stats["predicted_n"]))}
+    return {
+        "deltas": len(stamps),
+        "predicted_n": stats["predicted_n"],
+        "server_tok_s": server,
+        "user_tok_s": user_rate(stamps, int(stats["predicted_n"])),
+    }
 
 
 def via_tui(task: str, url: str, workspace: Path, env: dict[str, str]) -> dict[str, Any]:
     """One turn in the real TUI (headless Textual) in its own process, like `beecode` itself."""
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "_tui_turn.py"), url, task],
-                          cwd=workspace, env=env, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "_tui_turn.py"), url, task],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     if done.returncode != 0 or not done.stdout.strip():
         raise RuntimeError(f"the TUI turn exited {done.returncode}: {done.stderr.strip()[-300:]}")
     turn = json.loads(done.stdout.splitlines()[-1])
@@ -102,14 +126,22 @@ def via_tui(task: str, url: str, workspace: Path, env: dict[str, str]) -> dict[s
     # The first frame may show several tokens at once: the window counts the tokens after it.
     steps = predicted - turn["first_tokens"]
     user = steps / (last - first) if first is not None and last and last > first else None
-    return {"deltas": turn["deltas"], "predicted_n": predicted,
-            "server_tok_s": float(stats["decode_tok_s"]), "user_tok_s": user}
+    return {
+        "deltas": turn["deltas"],
+        "predicted_n": predicted,
+        "server_tok_s": float(stats["decode_tok_s"]),
+        "user_tok_s": user,
+    }
 
 
 def via_http(task: str, url: str, max_tokens: int) -> dict[str, Any]:
     """The same request from a bare SSE client: what any client could see."""
-    body = {"messages": [{"role": "user", "content": task}], "max_tokens": max_tokens,
-            "stream": True, "stream_options": {"include_usage": True}}
+    body = {
+        "messages": [{"role": "user", "content": task}],
+        "max_tokens": max_tokens,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
     stamps: list[float] = []
     timings: Timings | None = None
     with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, timeout=600) as reply:
@@ -125,29 +157,37 @@ def via_http(task: str, url: str, max_tokens: int) -> dict[str, Any]:
                 timings = Timings.from_json(chunk["timings"])
     if timings is None:
         raise RuntimeError("the stream ended without timings")
-    return {"deltas": len(stamps), "predicted_n": timings.predicted_n,
-            "server_tok_s": timings.predicted_per_second,
-            "user_tok_s": user_rate(stamps, timings.predicted_n)}
+    return {
+        "deltas": len(stamps),
+        "predicted_n": timings.predicted_n,
+        "server_tok_s": timings.predicted_per_second,
+        "user_tok_s": user_rate(stamps, timings.predicted_n),
+    }
 
 
 def ratios(runs: list[dict[str, Any]]) -> list[float]:
-    return [r["user_tok_s"] / r["server_tok_s"] for r in runs
-            if r["user_tok_s"] and r["server_tok_s"]]
+    return [
+        r["user_tok_s"] / r["server_tok_s"] for r in runs if r["user_tok_s"] and r["server_tok_s"]
+    ]
 
 
 def run_line(name: str, run: dict[str, Any]) -> str:
     user = run["user_tok_s"]
-    return (f"  {name:8s} {run['predicted_n']:4d} tokens in {run['deltas']:4d} deltas: server "
-            f"{run['server_tok_s']:.1f} tok/s, user {'n/a' if user is None else f'{user:.1f}'}"
-            " tok/s")
+    return (
+        f"  {name:8s} {run['predicted_n']:4d} tokens in {run['deltas']:4d} deltas: server "
+        f"{run['server_tok_s']:.1f} tok/s, user {'n/a' if user is None else f'{user:.1f}'}"
+        " tok/s"
+    )
 
 
 def summary_line(name: str, runs: list[dict[str, Any]]) -> str:
     values = ratios(runs)
     if not values:
         return f"{name}: no turn streamed text (nothing to measure)"
-    return (f"{name}: user/server tok/s median {fmt_ratio(statistics.median(values))} "
-            f"(min {fmt_ratio(min(values))}, max {fmt_ratio(max(values))}, {len(values)} turns)")
+    return (
+        f"{name}: user/server tok/s median {fmt_ratio(statistics.median(values))} "
+        f"(min {fmt_ratio(min(values))}, max {fmt_ratio(max(values))}, {len(values)} turns)"
+    )
 
 
 @contextlib.contextmanager
@@ -168,8 +208,12 @@ def main() -> int:
     parser.add_argument("--tasks", type=int, default=len(TASKS))
     parser.add_argument("--max-tokens", type=int, default=300)
     parser.add_argument("--no-tui", action="store_true", help="skip the TUI face")
-    parser.add_argument("--paced", type=float, metavar="TOK_S",
-                        help="a stand-in server streaming at this rate instead of `tiny`")
+    parser.add_argument(
+        "--paced",
+        type=float,
+        metavar="TOK_S",
+        help="a stand-in server streaming at this rate instead of `tiny`",
+    )
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
     info = header("agent_overhead")

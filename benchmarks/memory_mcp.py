@@ -76,8 +76,19 @@ def mcp_children(pid: int) -> set[str]:
 def run_turn(workspace: Path, url: str, env: dict[str, str]) -> dict[str, Any]:
     """Peak RSS (MiB) of one `beecode -p` turn, its first request's prompt tokens, and the MCP
     servers seen as the agent's children."""
-    argv = [*BEECODE, "-p", TASK, "--max-turns", "1", "--permission-mode", "plan",
-            "--output-format", "json", "--endpoint", f"{url}/v1"]
+    argv = [
+        *BEECODE,
+        "-p",
+        TASK,
+        "--max-turns",
+        "1",
+        "--permission-mode",
+        "plan",
+        "--output-format",
+        "json",
+        "--endpoint",
+        f"{url}/v1",
+    ]
     out_path, err_path = workspace.parent / "out.json", workspace.parent / "err.txt"
     with out_path.open("w") as out_file, err_path.open("w") as err_file:
         # Files, not pipes: Popen.communicate would reap the process before wait4 could.
@@ -100,9 +111,13 @@ def run_turn(workspace: Path, url: str, env: dict[str, str]) -> dict[str, Any]:
         raise RuntimeError(f"beecode -p exited {code}: {err[-300:]}")
     turn = (json.loads(out).get("turns") or [{}])[0]
     prompt = turn.get("prompt_n", 0) + (turn.get("cache_n") or 0)  # processed + from the cache
-    return {"peak_rss_mib": round(usage.ru_maxrss / 1024, 1), "exit": code,
-            "prompt_tokens": prompt, "mcp_children": sorted(seen),
-            "mcp_problems": [line for line in err.splitlines() if "mcp server '" in line]}
+    return {
+        "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+        "exit": code,
+        "prompt_tokens": prompt,
+        "mcp_children": sorted(seen),
+        "mcp_problems": [line for line in err.splitlines() if "mcp server '" in line],
+    }
 
 
 def main() -> int:
@@ -125,12 +140,16 @@ def main() -> int:
                 alone = run_turn(workspace, url, env)
                 mcp = run_turn(workspace, url, {**env, "BEECODE_CONFIG_DIR": str(user_mcp)})
         connected = len(mcp["mcp_children"]) == 3 and not mcp["mcp_problems"]
-        print(f"agent alone: peak RSS {alone['peak_rss_mib']:.0f} MiB "
-              f"(prompt {alone['prompt_tokens']} tokens)")
-        print(f"agent with 3 MCP servers connected ({', '.join(mcp['mcp_children'])}): peak RSS "
-              f"{mcp['peak_rss_mib']:.0f} MiB (+{mcp['peak_rss_mib'] - alone['peak_rss_mib']:.0f} "
-              f"MiB, ratio {mcp['peak_rss_mib'] / alone['peak_rss_mib']:.2f}; prompt "
-              f"{mcp['prompt_tokens']} tokens)")
+        print(
+            f"agent alone: peak RSS {alone['peak_rss_mib']:.0f} MiB "
+            f"(prompt {alone['prompt_tokens']} tokens)"
+        )
+        print(
+            f"agent with 3 MCP servers connected ({', '.join(mcp['mcp_children'])}): peak RSS "
+            f"{mcp['peak_rss_mib']:.0f} MiB (+{mcp['peak_rss_mib'] - alone['peak_rss_mib']:.0f} "
+            f"MiB, ratio {mcp['peak_rss_mib'] / alone['peak_rss_mib']:.2f}; prompt "
+            f"{mcp['prompt_tokens']} tokens)"
+        )
         if not connected:
             print(f"gap: the agent did not connect all three servers: {mcp['mcp_problems']}")
         save({**info, "alone": alone, "with_mcp": mcp, "all_connected": connected}, args.out)

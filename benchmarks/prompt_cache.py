@@ -53,10 +53,27 @@ def share(requests: list[dict[str, Any]]) -> float | None:
 
 
 def turn(text: str, url: str, workspace: Path, env: dict[str, str], first: bool) -> dict[str, Any]:
-    argv = [*BEECODE, "-p", text, "--output-format", "json", "--permission-mode", "yolo",
-            "--max-turns", "4", "--endpoint", f"{url}/v1"]
-    done = subprocess.run(argv if first else [*argv, "--continue"], cwd=workspace, env=env,
-                          capture_output=True, text=True, timeout=900)
+    argv = [
+        *BEECODE,
+        "-p",
+        text,
+        "--output-format",
+        "json",
+        "--permission-mode",
+        "yolo",
+        "--max-turns",
+        "4",
+        "--endpoint",
+        f"{url}/v1",
+    ]
+    done = subprocess.run(
+        argv if first else [*argv, "--continue"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     if done.returncode not in (0, 3) or not done.stdout.strip():
         raise RuntimeError(f"beecode -p exited {done.returncode}: {done.stderr.strip()[-300:]}")
     result: dict[str, Any] = json.loads(done.stdout)
@@ -81,21 +98,36 @@ def main() -> int:
                 for n, text in enumerate(SCRIPT[: args.turns], start=1):
                     result = turn(text, url, workspace, env, first=n == 1)
                     requests = result["turns"]
-                    turns.append({"turn": n, "task": text, "requests": requests,
-                                  "tool_calls": [c.get("name") for c in result["tool_calls"]],
-                                  "stop_reason": result["stop_reason"]})
+                    turns.append(
+                        {
+                            "turn": n,
+                            "task": text,
+                            "requests": requests,
+                            "tool_calls": [c.get("name") for c in result["tool_calls"]],
+                            "stop_reason": result["stop_reason"],
+                        }
+                    )
                     per_request = ", ".join(
-                        f"{r['cache_n']}/{r['cache_n'] + r['prompt_n']}" for r in requests)
+                        f"{r['cache_n']}/{r['cache_n'] + r['prompt_n']}" for r in requests
+                    )
                     turn_share = share(requests)
-                    print(f"  turn {n:2d}: {len(requests)} requests, tools "
-                          f"{turns[-1]['tool_calls'] or '-'}; cached/prompt tokens: "
-                          f"{per_request or '-'}"
-                          f"{f' = {turn_share:.1%}' if turn_share is not None else ''}")
+                    print(
+                        f"  turn {n:2d}: {len(requests)} requests, tools "
+                        f"{turns[-1]['tool_calls'] or '-'}; cached/prompt tokens: "
+                        f"{per_request or '-'}"
+                        f"{f' = {turn_share:.1%}' if turn_share is not None else ''}"
+                    )
         later = [r for t in turns[1:] for r in t["requests"]]
         every = [r for t in turns for r in t["requests"]]
         after_first = every[1:]
-        worst = min((r["cache_n"] / (r["cache_n"] + r["prompt_n"]) for r in later
-                     if r["cache_n"] + r["prompt_n"]), default=None)
+        worst = min(
+            (
+                r["cache_n"] / (r["cache_n"] + r["prompt_n"])
+                for r in later
+                if r["cache_n"] + r["prompt_n"]
+            ),
+            default=None,
+        )
         from_turn_2, all_but_first = share(later), share(after_first)
         tools = sum(len(t["tool_calls"]) for t in turns)
         print(f"tool calls in the session: {tools}; requests: {len(every)}")
@@ -103,13 +135,23 @@ def main() -> int:
             print("no requests after turn 1: nothing to measure")
         else:
             per_turn = [v for v in (share(t["requests"]) for t in turns[1:]) if v is not None]
-            print(f"prompt tokens from cache, turns 2-{len(turns)}: {from_turn_2:.1%} "
-                  f"(mean of turns {statistics.mean(per_turn):.1%}, worst turn "
-                  f"{min(per_turn):.1%}, worst request {worst:.1%}); every request after the "
-                  f"first: {all_but_first:.1%}")
+            print(
+                f"prompt tokens from cache, turns 2-{len(turns)}: {from_turn_2:.1%} "
+                f"(mean of turns {statistics.mean(per_turn):.1%}, worst turn "
+                f"{min(per_turn):.1%}, worst request {worst:.1%}); every request after the "
+                f"first: {all_but_first:.1%}"
+            )
             print(f"target >= {TARGET:.0%}: {'meets' if from_turn_2 >= TARGET else 'misses'}")
-        save({**info, "turns": turns, "share_from_turn_2": from_turn_2,
-              "share_after_first_request": all_but_first, "target": TARGET}, args.out)
+        save(
+            {
+                **info,
+                "turns": turns,
+                "share_from_turn_2": from_turn_2,
+                "share_after_first_request": all_but_first,
+                "target": TARGET,
+            },
+            args.out,
+        )
         return 0
 
     return main_guard(go)

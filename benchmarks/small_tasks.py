@@ -161,9 +161,7 @@ def prepare(ws: Path, task: Task, temperature: float | None) -> None:
         subprocess.run(["git", "commit", "-qm", "files", "--allow-empty"], cwd=ws, check=True)
 
 
-def attempt(
-    task: Task, home: Path, endpoint: str, args: argparse.Namespace
-) -> dict[str, Any]:
+def attempt(task: Task, home: Path, endpoint: str, args: argparse.Namespace) -> dict[str, Any]:
     ws = home / f"{task.name}-{time.monotonic_ns()}"
     ws.mkdir()
     prepare(ws, task, args.temperature)

@@ -31,8 +31,18 @@ DFLASH_MODES = "none,dflash,dflash+ngram-mod"
 def bench(profile: str, modes: str, reps: int, out: Path, quick: bool) -> dict[str, Any]:
     # --quick is a smoke run for tests: one short copy-heavy prompt, 64 tokens.
     suite = ["--suite", "quick"] if quick else ["--suite", "edit"]
-    argv = ["--profile", profile, "--modes", modes, "--reps", str(reps), "--out", str(out),
-            "--interleave", *suite]
+    argv = [
+        "--profile",
+        profile,
+        "--modes",
+        modes,
+        "--reps",
+        str(reps),
+        "--out",
+        str(out),
+        "--interleave",
+        *suite,
+    ]
     run(parse_args(argv), Console(width=130))
     summary: dict[str, Any] = json.loads((out / "summary.json").read_text())
     return summary
@@ -63,8 +73,9 @@ def main() -> int:
             report(tiny)
             print(f"best draftless type for tiny: {tiny['best_mode']}")
             if args.dflash:
-                smol = bench("smol-dflash", DFLASH_MODES, args.reps, base / "smol-dflash",
-                             args.quick)
+                smol = bench(
+                    "smol-dflash", DFLASH_MODES, args.reps, base / "smol-dflash", args.quick
+                )
                 result["smol-dflash"] = smol
                 report(smol)
             save(result, args.out / "result.json" if args.out else None)

@@ -76,8 +76,12 @@ def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> 
     start = time.monotonic()
     poller = threading.Thread(target=first_ok, args=(url, start, stop, found), daemon=True)
     poller.start()
-    done = subprocess.run([*BEECODE, "server", "up", "--profile", profile, "--port", str(port)],
-                          env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [*BEECODE, "server", "up", "--profile", profile, "--port", str(port)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     returned = time.monotonic() - start
     poller.join(timeout=5)
     stop.set()
@@ -87,16 +91,19 @@ def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> 
     subprocess.run([*BEECODE, "server", "down"], env=env, capture_output=True, text=True)
     if record is None:
         raise RuntimeError(f"beecode server up failed: {done.stderr.strip()[-300:]}")
-    return {"health_s": found[0] if found else returned, "returned_s": returned,
-            "spawned_s": spawned, "argv": record["argv"]}
+    return {
+        "health_s": found[0] if found else returned,
+        "returned_s": returned,
+        "spawned_s": spawned,
+        "argv": record["argv"],
+    }
 
 
 def by_hand(argv: list[str], log: Path) -> float:
     url = f"http://127.0.0.1:{argv[argv.index('--port') + 1]}"
     with log.open("ab") as out:
         start = time.monotonic()
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             while health(url, timeout_s=0.5) != 200:
                 if proc.poll() is not None:
@@ -112,25 +119,49 @@ def tui_ready(url: str, workspace: Path, env: dict[str, str]) -> float:
     """Seconds from starting `beecode` in a tmux pane to the connected status line."""
     # A socket per run: a tmux server that is still exiting must not meet the next run's session.
     tmux = ["tmux", "-L", f"beecode-bench-{os.getpid()}-{time.monotonic_ns()}"]
-    variables = [a for k in ("BEECODE_DATA_DIR", "BEECODE_STATE_DIR", "BEECODE_CONFIG_DIR")
-                 for a in ("-e", f"{k}={env[k]}")]
+    variables = [
+        a
+        for k in ("BEECODE_DATA_DIR", "BEECODE_STATE_DIR", "BEECODE_CONFIG_DIR")
+        for a in ("-e", f"{k}={env[k]}")
+    ]
     command = f"{' '.join(BEECODE)} --endpoint {url}/v1 --permission-mode plan"
     start = time.monotonic()
-    subprocess.run([*tmux, "new-session", "-d", "-s", "tui", "-x", "120", "-y", "40", "-c",
-                    str(workspace), *variables, "-e", "TERM=xterm-256color", command], check=True)
+    subprocess.run(
+        [
+            *tmux,
+            "new-session",
+            "-d",
+            "-s",
+            "tui",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-c",
+            str(workspace),
+            *variables,
+            "-e",
+            "TERM=xterm-256color",
+            command,
+        ],
+        check=True,
+    )
     # Without a client terminal tmux may fall back to 80x24; the size must not vary between runs.
     subprocess.run([*tmux, "resize-window", "-t", "tui", "-x", "120", "-y", "40"], check=True)
     screen = ""
     try:
         while time.monotonic() - start < TUI_TIMEOUT_S:
-            screen = subprocess.run([*tmux, "capture-pane", "-p", "-t", "tui"],
-                                    capture_output=True, text=True).stdout
+            screen = subprocess.run(
+                [*tmux, "capture-pane", "-p", "-t", "tui"], capture_output=True, text=True
+            ).stdout
             if all(mark in screen for mark in TUI_READY):
                 return time.monotonic() - start
             time.sleep(POLL_S * 2)
         shown = " | ".join(line.strip() for line in screen.splitlines() if line.strip())
-        raise RuntimeError(f"the TUI showed no connected status line in {TUI_TIMEOUT_S:.0f} s; "
-                           f"the screen: {shown[-400:]}")
+        raise RuntimeError(
+            f"the TUI showed no connected status line in {TUI_TIMEOUT_S:.0f} s; "
+            f"the screen: {shown[-400:]}"
+        )
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
 
@@ -157,40 +188,65 @@ def main() -> int:
                 if run["spawned_s"] is not None:
                     spawned.append(run["spawned_s"])
                 at = run["spawned_s"]
-                print(f"  rep {rep + 1}: server up healthy {run['health_s']:.2f} s "
-                      f"(llama-server spawned at {'?' if at is None else f'{at:.2f}'} s), "
-                      f"returned {run['returned_s']:.2f} s; by hand healthy {hand[-1]:.2f} s")
+                print(
+                    f"  rep {rep + 1}: server up healthy {run['health_s']:.2f} s "
+                    f"(llama-server spawned at {'?' if at is None else f'{at:.2f}'} s), "
+                    f"returned {run['returned_s']:.2f} s; by hand healthy {hand[-1]:.2f} s"
+                )
             if not args.no_tui and shutil.which("tmux"):
                 (home / "work").mkdir()
                 with served(args.profile, home / "tui-server.log") as (url, _plan):
                     for rep in range(args.reps):
                         tui.append(tui_ready(url, home / "work", env))
                         print(f"  rep {rep + 1}: TUI connected after {tui[-1]:.2f} s")
-        medians = {name: statistics.median(values) for name, values in
-                   (("server_up_health_s", up_health), ("server_up_returned_s", up_return),
-                    ("by_hand_health_s", hand))}
-        print(f"{args.profile}: server up to /health {medians['server_up_health_s']:.2f} s "
-              f"(returns {medians['server_up_returned_s']:.2f} s), by hand "
-              f"{medians['by_hand_health_s']:.2f} s (medians of {args.reps})")
-        print("server up / by hand: "
-              f"{fmt_ratio(ratio(medians['server_up_health_s'], medians['by_hand_health_s']))}"
-              f" to /health, "
-              f"{fmt_ratio(ratio(medians['server_up_returned_s'], medians['by_hand_health_s']))}"
-              " to return")
+        medians = {
+            name: statistics.median(values)
+            for name, values in (
+                ("server_up_health_s", up_health),
+                ("server_up_returned_s", up_return),
+                ("by_hand_health_s", hand),
+            )
+        }
+        print(
+            f"{args.profile}: server up to /health {medians['server_up_health_s']:.2f} s "
+            f"(returns {medians['server_up_returned_s']:.2f} s), by hand "
+            f"{medians['by_hand_health_s']:.2f} s (medians of {args.reps})"
+        )
+        print(
+            "server up / by hand: "
+            f"{fmt_ratio(ratio(medians['server_up_health_s'], medians['by_hand_health_s']))}"
+            f" to /health, "
+            f"{fmt_ratio(ratio(medians['server_up_returned_s'], medians['by_hand_health_s']))}"
+            " to return"
+        )
         if spawned:
             own = statistics.median(spawned)
-            print(f"server up: llama-server spawned after {own:.2f} s (beecode's own part: CLI "
-                  f"and supervisor); from its spawn to /health "
-                  f"{medians['server_up_health_s'] - own:.2f} s against "
-                  f"{medians['by_hand_health_s']:.2f} s by hand (medians of {len(spawned)})")
+            print(
+                f"server up: llama-server spawned after {own:.2f} s (beecode's own part: CLI "
+                f"and supervisor); from its spawn to /health "
+                f"{medians['server_up_health_s'] - own:.2f} s against "
+                f"{medians['by_hand_health_s']:.2f} s by hand (medians of {len(spawned)})"
+            )
         if tui:
-            print(f"TUI to connected status line (server already running): "
-                  f"{statistics.median(tui):.2f} s (median of {len(tui)})")
+            print(
+                f"TUI to connected status line (server already running): "
+                f"{statistics.median(tui):.2f} s (median of {len(tui)})"
+            )
         else:
             print("TUI: not measured (--no-tui, or tmux is not installed)")
-        save({**info, "profile": args.profile, "tui_ready_s": tui, "server_up_health_s": up_health,
-              "server_up_spawned_s": spawned,
-              "server_up_returned_s": up_return, "by_hand_health_s": hand, **medians}, args.out)
+        save(
+            {
+                **info,
+                "profile": args.profile,
+                "tui_ready_s": tui,
+                "server_up_health_s": up_health,
+                "server_up_spawned_s": spawned,
+                "server_up_returned_s": up_return,
+                "by_hand_health_s": hand,
+                **medians,
+            },
+            args.out,
+        )
         return 0
 
     return main_guard(go)

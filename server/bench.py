@@ -60,22 +60,30 @@ REPORT_WIDTH = 140
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="beecode bench", description="Decode speed with and without "
-                                "speculation on this machine, same server build.")
+    p = argparse.ArgumentParser(
+        prog="beecode bench",
+        description="Decode speed with and without speculation on this machine, same server build.",
+    )
     p.add_argument("--profile", help="profile to serve (default: the one that fits this machine)")
     p.add_argument("--endpoint", help="bench a running OpenAI-compatible server as configured")
     p.add_argument("--api-key", help="API key for --endpoint")
-    p.add_argument("--modes", help="comma list: none, dflash, ngram-mod, ngram-cache, ngram-simple,"
-                   " ngram-map-k, ngram-map-k4v; combine with +, draft-max with @N")
+    p.add_argument(
+        "--modes",
+        help="comma list: none, dflash, ngram-mod, ngram-cache, ngram-simple,"
+        " ngram-map-k, ngram-map-k4v; combine with +, draft-max with @N",
+    )
     p.add_argument("--draft-max", type=int, help="--spec-draft-n-max for every speculative mode")
     p.add_argument("--reps", type=int, help="repetitions per prompt and mode (default 3)")
     p.add_argument("--suite", choices=sorted(SUITES), help="prompt set (default: seed)")
     p.add_argument("--max-tokens", type=int, help="override every prompt's max_tokens")
     p.add_argument("--temperature", type=float, help="override every prompt's temperature")
     p.add_argument("--no-lossless", action="store_true", help="skip the T=0 agreement check")
-    p.add_argument("--interleave", action="store_true",
-                   help="run every mode's server at once and alternate requests between them, so "
-                   "other load on the machine hits every mode alike (needs memory for all)")
+    p.add_argument(
+        "--interleave",
+        action="store_true",
+        help="run every mode's server at once and alternate requests between them, so "
+        "other load on the machine hits every mode alike (needs memory for all)",
+    )
     p.add_argument("--quick", action="store_true", help="one short prompt, 64 tokens, 1 rep")
     p.add_argument("--out", type=Path, help="result folder (default: <data>/bench/<timestamp>)")
     return p
@@ -154,8 +162,9 @@ def run(args: argparse.Namespace, console: Console) -> Path:
     return _finish(bench, profile.name, Path(profile.target.filename).name, console)
 
 
-def _run_modes(bench: BenchRun, profile: Profile, modes: list[Mode], draft_max: int | None,
-               console: Console) -> None:
+def _run_modes(
+    bench: BenchRun, profile: Profile, modes: list[Mode], draft_max: int | None, console: Console
+) -> None:
     variants = [(mode, mode_profile(profile, mode, draft_max)) for mode in modes]  # fail early
     with RichHooks().shown() as hooks:
         served = prepare(profile, modes, hooks)
@@ -172,8 +181,9 @@ def _run_modes(bench: BenchRun, profile: Profile, modes: list[Mode], draft_max: 
                 server.stop()
 
 
-def _start(bench: BenchRun, served: Served, mode: Mode, variant: Profile,
-           console: Console) -> ManagedServer:
+def _start(
+    bench: BenchRun, served: Served, mode: Mode, variant: Profile, console: Console
+) -> ManagedServer:
     port = free_port()
     argv = mode_argv(served, variant, mode, port)
     log = bench.out / "logs" / f"{slug(mode.label)}.log"
@@ -182,18 +192,32 @@ def _start(bench: BenchRun, served: Served, mode: Mode, variant: Profile,
     server.start(timeout_s=START_TIMEOUT_S)
     speculative = bool(get_slots(server.url)[0].get("speculative"))
     if mode.types and not speculative:
-        console.print(f"[yellow]{mode.label}: the server did not enable speculation "
-                      f"(see {log})[/yellow]")
-    bench.servers.append({"mode": mode.label, "profile": variant.name, "argv": argv,
-                          "speculative": speculative, "log": str(log),
-                          "build_info": get_props(server.url).build_info})
+        console.print(
+            f"[yellow]{mode.label}: the server did not enable speculation (see {log})[/yellow]"
+        )
+    bench.servers.append(
+        {
+            "mode": mode.label,
+            "profile": variant.name,
+            "argv": argv,
+            "speculative": speculative,
+            "log": str(log),
+            "build_info": get_props(server.url).build_info,
+        }
+    )
     return server
 
 
 def _run_endpoint(bench: BenchRun, url: str, api_key: str | None, console: Console) -> None:
     props = get_props(url, api_key)
-    bench.servers.append({"mode": ENDPOINT_MODE, "endpoint": url, "model": props.model_path,
-                          "build_info": props.build_info})
+    bench.servers.append(
+        {
+            "mode": ENDPOINT_MODE,
+            "endpoint": url,
+            "model": props.model_path,
+            "build_info": props.build_info,
+        }
+    )
     bench.lossless = False  # one mode: nothing to compare with
     run_requests(bench, [Target(ENDPOINT_MODE, url, api_key)], console)
 
@@ -222,8 +246,10 @@ def _finish(bench: BenchRun, profile: str | None, model: str, console: Console) 
         "machine": info,
         "profile": profile,
         "model": model,
-        "prompts": [{"name": p.name, "max_tokens": p.max_tokens, "temperature": p.temperature}
-                    for p in bench.prompts],
+        "prompts": [
+            {"name": p.name, "max_tokens": p.max_tokens, "temperature": p.temperature}
+            for p in bench.prompts
+        ],
         "reps": bench.reps,
         "interleaved": bench.interleaved,
         "servers": bench.servers,

@@ -39,7 +39,7 @@ class BenchError(ServerError):
 @dataclass(frozen=True)
 class Mode:
     label: str
-    types: tuple[str, ...]     # () for none; "dflash" first when present
+    types: tuple[str, ...]  # () for none; "dflash" first when present
     draft_max: int | None
 
     @property
@@ -50,8 +50,10 @@ class Mode:
 def parse_mode(text: str) -> Mode:
     found = _MODE.match(text.strip())
     if found is None:
-        raise BenchError(f"bad mode '{text}': write TYPE[+TYPE...][@DRAFT_MAX], e.g. "
-                         "none, dflash, ngram-mod, dflash+ngram-mod, dflash@8")
+        raise BenchError(
+            f"bad mode '{text}': write TYPE[+TYPE...][@DRAFT_MAX], e.g. "
+            "none, dflash, ngram-mod, dflash+ngram-mod, dflash@8"
+        )
     types = tuple(found["types"].split("+"))
     if NONE in types and len(types) > 1:
         raise BenchError(f"bad mode '{text}': none cannot be combined")
@@ -93,8 +95,10 @@ def mode_profile(profile: Profile, mode: Mode, draft_max: int | None = None) -> 
     if not mode.types:
         return get_profile(profile.baseline) if profile.baseline else nospec_twin(profile)
     if mode.uses_draft and profile.draft is None:
-        raise BenchError(f"mode {mode.label} needs a draft model and profile '{profile.name}' "
-                         "has none (the CPU DFlash path runs with --profile smol-dflash)")
+        raise BenchError(
+            f"mode {mode.label} needs a draft model and profile '{profile.name}' "
+            "has none (the CPU DFlash path runs with --profile smol-dflash)"
+        )
     return replace(
         profile,
         spec_type=mode.types[0],
@@ -118,8 +122,10 @@ class Served:
 def prepare(profile: Profile, modes: list[Mode], hooks: Hooks) -> Served:
     """Build (or find) the engine `server up` would use and fetch the models the modes need."""
     cuda = profile.backend == "cuda"
-    source, options = chosen_engine(profile.backend) or (default_source(cuda),
-                                                          default_options(cuda))
+    source, options = chosen_engine(profile.backend) or (
+        default_source(cuda),
+        default_options(cuda),
+    )
     engine = ensure_engine(source, options, hooks.build)
     target = ensure_model(profile.target, hooks.download)
     needs_draft = any(m.uses_draft for m in modes)
@@ -129,26 +135,39 @@ def prepare(profile: Profile, modes: list[Mode], hooks: Hooks) -> Served:
     for mode in modes:
         unknown = [t for t in mode.types if t != DFLASH and t not in known]
         if unknown:
-            raise BenchError(f"this llama-server has no --spec-type {unknown[0]} "
-                             f"(it knows: {', '.join(dialect.spec_types)})")
-    return Served(engine, dialect, target, read_gguf(target), draft,
-                  read_gguf(draft) if draft is not None else None)
+            raise BenchError(
+                f"this llama-server has no --spec-type {unknown[0]} "
+                f"(it knows: {', '.join(dialect.spec_types)})"
+            )
+    return Served(
+        engine,
+        dialect,
+        target,
+        read_gguf(target),
+        draft,
+        read_gguf(draft) if draft is not None else None,
+    )
 
 
 def mode_argv(served: Served, profile: Profile, mode: Mode, port: int) -> list[str]:
     """The launch of one mode's profile variant, fitted to this machine like `server up`."""
     devices = gpus()
-    free_mib = (float(devices[0].memory_free_mib)
-                if profile.backend == "cuda" and devices else None)
+    free_mib = float(devices[0].memory_free_mib) if profile.backend == "cuda" and devices else None
     draft_info = served.draft_info if mode.uses_draft else None
     memory = plan_memory(profile, served.target_info, draft_info, free_mib, served.dialect)
     if not memory.fits:
         raise BenchError(f"mode {mode.label} does not fit: {memory.explanation.splitlines()[0]}")
     argv = build_argv(
-        served.engine.binary, profile, served.dialect, served.target,
-        served.draft if mode.uses_draft else None, port=port, ctx=memory.ctx,
+        served.engine.binary,
+        profile,
+        served.dialect,
+        served.target,
+        served.draft if mode.uses_draft else None,
+        port=port,
+        ctx=memory.ctx,
         cache_types=(memory.cache_type_k, memory.cache_type_v),
-        target_info=served.target_info, draft_info=draft_info,
+        target_info=served.target_info,
+        draft_info=draft_info,
     )
     if len(mode.types) > 1:
         # build_argv spells one type (DFlash per dialect); llama-server takes a comma list.

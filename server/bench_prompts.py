@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class BenchPrompt:
-    name: str          # short id used in tables, file names and the JSON summary
+    name: str  # short id used in tables, file names and the JSON summary
     text: str
     max_tokens: int
     temperature: float

@@ -73,9 +73,14 @@ def results_table(rows: Sequence[Row], title: str) -> Table:
             _spread(row.gen_s),
             _spread(row.draft_n, "{:.0f}"),
             _spread(row.accepted, "{:.0f}"),
-            _spread(None if row.acceptance is None else Spread(
-                row.acceptance.median * 100, row.acceptance.low * 100, row.acceptance.high * 100
-            ), "{:.0f}"),
+            _spread(
+                None
+                if row.acceptance is None
+                else Spread(
+                    row.acceptance.median * 100, row.acceptance.low * 100, row.acceptance.high * 100
+                ),
+                "{:.0f}",
+            ),
             f"{row.speedup:.2f}x" if row.speedup is not None else "",
             f"{row.speedup_best:.2f}x" if row.speedup_best is not None else "",
         )
@@ -84,14 +89,22 @@ def results_table(rows: Sequence[Row], title: str) -> Table:
 
 
 def agreement_table(agreements: Sequence[Agreement]) -> Table:
-    table = Table(title="Greedy (T=0) output against the baseline, token by token",
-                  title_justify="left")
+    table = Table(
+        title="Greedy (T=0) output against the baseline, token by token", title_justify="left"
+    )
     columns = ("prompt", "mode", "baseline tok", "tokens", "same prefix", "prefix %", "matching %")
     for name in columns:
         table.add_column(name, justify="left" if name in ("prompt", "mode") else "right")
     for a in agreements:
-        table.add_row(a.prompt, a.mode, str(a.baseline_tokens), str(a.tokens), str(a.same_prefix),
-                      f"{a.prefix_share * 100:.0f}", f"{a.matching_share * 100:.0f}")
+        table.add_row(
+            a.prompt,
+            a.mode,
+            str(a.baseline_tokens),
+            str(a.tokens),
+            str(a.same_prefix),
+            f"{a.prefix_share * 100:.0f}",
+            f"{a.matching_share * 100:.0f}",
+        )
     return table
 
 
@@ -118,14 +131,18 @@ def terminal_bars(rows: Sequence[Row]) -> Text:
     return text
 
 
-def print_report(console: Console, rows: Sequence[Row], agreements: Sequence[Agreement],
-                 title: str) -> None:
+def print_report(
+    console: Console, rows: Sequence[Row], agreements: Sequence[Agreement], title: str
+) -> None:
     console.print(results_table(rows, title))
     means, bests = speedup_by_mode(rows), speedup_by_mode(rows, best=True)
     if means:
-        console.print("speed-up over none, geometric mean over prompts (median / best-of-reps): "
-                      + ", ".join(f"{mode} {value:.2f}x / {bests[mode]:.2f}x"
-                                  for mode, value in means.items()))
+        console.print(
+            "speed-up over none, geometric mean over prompts (median / best-of-reps): "
+            + ", ".join(
+                f"{mode} {value:.2f}x / {bests[mode]:.2f}x" for mode, value in means.items()
+            )
+        )
     console.print(terminal_bars(rows))
     if agreements:
         console.print(agreement_table(agreements))

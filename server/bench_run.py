@@ -72,8 +72,14 @@ def run_requests(bench: BenchRun, targets: list[Target], console: Console) -> No
                 measure(bench, http, target, prompt, rep, console)
 
 
-def measure(bench: BenchRun, http: httpx.Client, target: Target, prompt: BenchPrompt, rep: int,
-            console: Console) -> Sample:
+def measure(
+    bench: BenchRun,
+    http: httpx.Client,
+    target: Target,
+    prompt: BenchPrompt,
+    rep: int,
+    console: Console,
+) -> Sample:
     temperature = 0.0 if rep == GREEDY_REP else prompt.temperature
     sample, text = _complete(bench, http, target, prompt, rep, temperature)
     label = "T=0 check" if rep == GREEDY_REP else f"#{rep + 1}"
@@ -84,12 +90,20 @@ def measure(bench: BenchRun, http: httpx.Client, target: Target, prompt: BenchPr
     return sample
 
 
-def _complete(bench: BenchRun, http: httpx.Client, target: Target, prompt: BenchPrompt, rep: int,
-              temperature: float) -> tuple[Sample, str]:
+def _complete(
+    bench: BenchRun,
+    http: httpx.Client,
+    target: Target,
+    prompt: BenchPrompt,
+    rep: int,
+    temperature: float,
+) -> tuple[Sample, str]:
     mode = target.mode
     body: dict[str, Any] = {
         "messages": [{"role": "user", "content": prompt.text}],
-        "max_tokens": prompt.max_tokens, "temperature": temperature, "seed": SEED + max(rep, 0),
+        "max_tokens": prompt.max_tokens,
+        "temperature": temperature,
+        "seed": SEED + max(rep, 0),
         # Every request prefills from scratch, so repetitions and modes start from the same state.
         "cache_prompt": False,
         **bench.sampling,
@@ -113,17 +127,27 @@ def _complete(bench: BenchRun, http: httpx.Client, target: Target, prompt: Bench
         message = data["choices"][0]["message"]
         timings = Timings.from_json(data["timings"])
     except (KeyError, IndexError, TypeError):
-        raise ServerError(f"{mode}: reply for {prompt.name} lacks choices or timings "
-                          f"(see {raw})") from None
+        raise ServerError(
+            f"{mode}: reply for {prompt.name} lacks choices or timings (see {raw})"
+        ) from None
     text = (message.get("reasoning_content") or "") + (message.get("content") or "")
-    sample = Sample(prompt.name, mode, rep, temperature, timings.predicted_n,
-                    timings.predicted_per_second, timings.predicted_ms / 1000, timings.prompt_n,
-                    timings.cache_n, timings.draft_n, timings.draft_n_accepted)
+    sample = Sample(
+        prompt.name,
+        mode,
+        rep,
+        temperature,
+        timings.predicted_n,
+        timings.predicted_per_second,
+        timings.predicted_ms / 1000,
+        timings.prompt_n,
+        timings.cache_n,
+        timings.draft_n,
+        timings.draft_n_accepted,
+    )
     bench.samples.append(sample)
     return sample, text
 
 
 def describe(s: Sample) -> str:
-    drafted = (f", drafted {s.draft_n}, accepted {s.draft_accepted}" if s.draft_n is not None
-               else "")
+    drafted = f", drafted {s.draft_n}, accepted {s.draft_accepted}" if s.draft_n is not None else ""
     return f"{s.completion_tokens} tokens, {s.tok_s:.1f} tok/s in {s.gen_s:.1f} s{drafted}"

@@ -21,14 +21,14 @@ class Sample:
 
     prompt: str
     mode: str
-    rep: int                 # 0-based repetition; the extra greedy run of a sampled prompt is -1
+    rep: int  # 0-based repetition; the extra greedy run of a sampled prompt is -1
     temperature: float
     completion_tokens: int
-    tok_s: float             # timings.predicted_per_second
-    gen_s: float             # timings.predicted_ms / 1000
+    tok_s: float  # timings.predicted_per_second
+    gen_s: float  # timings.predicted_ms / 1000
     prompt_n: int
     cache_n: int
-    draft_n: int | None      # None: nothing was drafted (the server omits the field)
+    draft_n: int | None  # None: nothing was drafted (the server omits the field)
     draft_accepted: int | None
 
 
@@ -55,8 +55,8 @@ class Row:
     gen_s: Spread
     draft_n: Spread | None
     accepted: Spread | None
-    acceptance: Spread | None    # accepted / drafted, per repetition
-    speedup: float | None        # median tok/s over the baseline's median tok/s for the same prompt
+    acceptance: Spread | None  # accepted / drafted, per repetition
+    speedup: float | None  # median tok/s over the baseline's median tok/s for the same prompt
     # Best over best: other load on the machine only ever slows a run down, so on a busy machine
     # the fastest repetition is the closest to the undisturbed speed (as timeit takes the minimum).
     speedup_best: float | None
@@ -70,9 +70,9 @@ class Agreement:
     mode: str
     baseline_tokens: int
     tokens: int
-    same_prefix: int         # tokens identical before the first difference
-    prefix_share: float      # same_prefix / the longer output
-    matching_share: float    # tokens in matching blocks (difflib) / the longer output
+    same_prefix: int  # tokens identical before the first difference
+    prefix_share: float  # same_prefix / the longer output
+    matching_share: float  # tokens in matching blocks (difflib) / the longer output
 
 
 def agreement_counts(baseline: Sequence[int], other: Sequence[int]) -> tuple[int, float, float]:

@@ -152,9 +152,7 @@ def _walk(path: Path, buf: mmap.mmap, keep_max: int) -> dict[str, MetaField]:
     except (ValueError, KeyError, UnicodeDecodeError) as exc:
         raise ModelError(f"{path} has corrupt GGUF metadata ({exc})") from None
     if data_end > len(buf):
-        raise ModelError(
-            f"{path} is truncated ({len(buf):,} bytes; its tensors need {data_end:,})"
-        )
+        raise ModelError(f"{path} is truncated ({len(buf):,} bytes; its tensors need {data_end:,})")
     return meta
 
 

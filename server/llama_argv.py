@@ -77,6 +77,7 @@ class _Args:
 def _text(value: object) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
+
 def resolve_spec_type(
     profile: Profile,
     dialect: Dialect,

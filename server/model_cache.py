@@ -24,12 +24,10 @@ def models_dir() -> Path:
     return path
 
 
-
 def check_magic(path: Path) -> None:
     with path.open("rb") as fh:
         if fh.read(4) != _GGUF_MAGIC:
             raise ModelError(f"{path} is not a GGUF file (wrong magic bytes)")
-
 
 
 def _stamp_path(sha256: str) -> Path:

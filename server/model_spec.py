@@ -25,7 +25,6 @@ class ModelSpec:
     size_bytes: int | None = None  # checked before the (slower) sha256
     base: ModelSpec | None = None  # random-dflash: the target the drafter is written for
 
-
     def describe(self) -> str:
         if self.kind == "hf":
             return f"{self.repo}/{self.filename}"

@@ -38,7 +38,6 @@ class Profile:
     baseline: str | None = None  # name of the no-speculation twin
 
 
-
 def nospec_twin(profile: Profile) -> Profile:
     """The same launch without speculation: the baseline a benchmark compares against."""
     return replace(

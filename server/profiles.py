@@ -96,7 +96,7 @@ def _profile_from_table(
         changes["sampling"] = {**start.sampling, **changes["sampling"]}  # type: ignore[dict-item]
     if start is None:
         if "target" not in changes:
-            raise fail(None, "a new profile needs a target model (or base = \"<profile>\")")
+            raise fail(None, 'a new profile needs a target model (or base = "<profile>")')
         start = Profile(name=name, description=f"user profile {name}", target=SMOLLM2_135M)
     spec = str(changes.get("spec_type", start.spec_type) or "")
     if "draft" in changes and changes["draft"] is None and "spec_type" not in changes:
@@ -208,8 +208,13 @@ def _model(value: object) -> ModelSpec:
         spec = ModelSpec("hf", repo=_text(value["hf"]), filename=_text(value.get("file")))
     elif "path" in value:
         spec = ModelSpec("local", path=_text(value["path"]))
-    elif isinstance(wheels, list) and wheels and all(
-        isinstance(w, list) and len(w) == 2 and all(isinstance(x, str) for x in w) for w in wheels
+    elif (
+        isinstance(wheels, list)
+        and wheels
+        and all(
+            isinstance(w, list) and len(w) == 2 and all(isinstance(x, str) for x in w)
+            for w in wheels
+        )
     ):
         members = tuple((w[0], w[1]) for w in wheels)
         spec = ModelSpec("wheels", filename=_text(value.get("file")), wheels=members)

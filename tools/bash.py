@@ -151,9 +151,7 @@ async def _pump(stream: asyncio.StreamReader, output: HeadTail) -> None:
 def _render(text: str, exit_code: int, timed_out: bool, timeout: float, leftovers: bool) -> str:
     lines = [text.rstrip("\n") if text.strip() else "(no output)"]
     if leftovers:
-        lines.append(
-            "[stopped processes the command left running; use background=true for those]"
-        )
+        lines.append("[stopped processes the command left running; use background=true for those]")
     if timed_out:
         lines.append(f"[timed out after {timeout:g}s; the command and its children were killed]")
     else:

@@ -88,7 +88,7 @@ def git_argv(args: dict[str, Any]) -> list[str]:
             return ["show", *(rev or ["HEAD"]), *after]
         case "add":
             if not paths:
-                raise ToolError("add needs paths (use [\".\"] for everything)")
+                raise ToolError('add needs paths (use ["."] for everything)')
             return ["add", *after]
         case "commit":
             if not args.get("message", "").strip():

@@ -33,9 +33,7 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return ws
 
 
-def test_headless_creates_hello_py_and_runs_it(
-    tiny_server: str, workspace: Path
-) -> None:
+def test_headless_creates_hello_py_and_runs_it(tiny_server: str, workspace: Path) -> None:
     task = "create hello.py that prints hello, then run it"
     args = ["-p", task, "--permission-mode", "yolo", "--endpoint", tiny_server]
     done = subprocess.run(

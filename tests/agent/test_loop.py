@@ -384,7 +384,12 @@ async def test_constrained_steps_become_calls_and_the_answer(ws: Path) -> None:
     assert model.requests[2].allowed is not None and "answer" not in model.requests[2].allowed
     assert "read" in model.requests[2].allowed
     assert [m["role"] for m in agent.messages[1:]] == [
-        "user", "assistant", "tool", "assistant", "tool", "assistant"
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
     ]
     assert "Made it." not in [m.get("content") for m in agent.messages]
     assert agent.messages[-1] == {"role": "assistant", "content": "Made c.txt."}

@@ -18,8 +18,18 @@ from agent.cli import main as beecode
 
 ROOT = Path(__file__).resolve().parents[2]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-ROW_FIELDS = {"prompt", "mode", "reps", "completion_tokens", "tok_s", "gen_s", "draft_n",
-              "accepted", "acceptance", "speedup"}
+ROW_FIELDS = {
+    "prompt",
+    "mode",
+    "reps",
+    "completion_tokens",
+    "tok_s",
+    "gen_s",
+    "draft_n",
+    "accepted",
+    "acceptance",
+    "speedup",
+}
 
 pytestmark = pytest.mark.real_server
 
@@ -38,8 +48,9 @@ def test_quick_bench_writes_table_chart_summary_and_reads_drafts(
     engine: Any, qwen_path: Path, own_dirs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = own_dirs / "bench"
-    status = beecode(["bench", "--quick", "--profile", "tiny", "--modes", "none,ngram-simple",
-                      "--out", str(out)])
+    status = beecode(
+        ["bench", "--quick", "--profile", "tiny", "--modes", "none,ngram-simple", "--out", str(out)]
+    )
     assert status == 0, capsys.readouterr().err
     summary = json.loads((out / "summary.json").read_text())
     assert summary["profile"] == "tiny" and summary["reps"] == 1 and not summary["interleaved"]
@@ -48,7 +59,7 @@ def test_quick_bench_writes_table_chart_summary_and_reads_drafts(
     assert set(rows) == {"none", "ngram-simple"}
     assert all(ROW_FIELDS <= set(row) for row in rows.values())
     assert rows["none"]["draft_n"] is None and rows["none"]["speedup"] is None
-    assert rows["ngram-simple"]["draft_n"]["median"] > 0   # read back from timings.draft_n
+    assert rows["ngram-simple"]["draft_n"]["median"] > 0  # read back from timings.draft_n
     assert rows["ngram-simple"]["speedup"] > 0
     assert [s["speculative"] for s in summary["servers"]] == [False, True]
     (check,) = summary["agreement"]
@@ -76,8 +87,18 @@ def test_quick_bench_of_an_endpoint_runs_it_as_configured(
 def test_bench_refuses_a_mode_the_profile_cannot_serve(
     own_dirs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status = beecode(["bench", "--quick", "--profile", "tiny", "--modes", "none,dflash",
-                      "--out", str(own_dirs / "bench")])
+    status = beecode(
+        [
+            "bench",
+            "--quick",
+            "--profile",
+            "tiny",
+            "--modes",
+            "none,dflash",
+            "--out",
+            str(own_dirs / "bench"),
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 1
     assert err.startswith("beecode: mode dflash needs a draft model") and err.count("\n") == 1
@@ -86,19 +107,29 @@ def test_bench_refuses_a_mode_the_profile_cannot_serve(
 @pytest.mark.parametrize(
     ("script", "args", "expect"),
     [
-        ("spec_cpu.py", ["--quick", "--reps", "1", "--modes", "none,ngram-simple"],
-         "best draftless type for tiny:"),
+        (
+            "spec_cpu.py",
+            ["--quick", "--reps", "1", "--modes", "none,ngram-simple"],
+            "best draftless type for tiny:",
+        ),
         ("startup.py", ["--reps", "1"], "server up / by hand:"),
         ("agent_overhead.py", ["--tasks", "1", "--max-tokens", "24"], "TUI (frames written):"),
-        ("agent_overhead.py", ["--paced", "500", "--tasks", "1", "--max-tokens", "300"],
-         "TUI (frames written): user/server tok/s median"),
+        (
+            "agent_overhead.py",
+            ["--paced", "500", "--tasks", "1", "--max-tokens", "300"],
+            "TUI (frames written): user/server tok/s median",
+        ),
     ],
 )
 def test_runners_exit_zero_and_print_their_ratios(
     engine: Any, qwen_path: Path, own_dirs: Path, script: str, args: list[str], expect: str
 ) -> None:
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert expect in done.stdout
     assert done.stdout.startswith(f"# {script.removesuffix('.py')} ·")

@@ -20,13 +20,21 @@ def test_modes_parse_types_combinations_and_draft_max() -> None:
     assert parse_mode("none").types == ()
     combined = parse_mode("ngram-mod+dflash@8")
     assert (combined.types, combined.draft_max, combined.uses_draft) == (
-        ("dflash", "ngram-mod"), 8, True)
+        ("dflash", "ngram-mod"),
+        8,
+        True,
+    )
     assert [m.label for m in parse_modes("none, ngram-mod,dflash@4")] == [
-        "none", "ngram-mod", "dflash@4"]
+        "none",
+        "ngram-mod",
+        "dflash@4",
+    ]
 
 
-@pytest.mark.parametrize("bad", ["", "none@3", "none+ngram-mod", "ngram-mod+ngram-mod", "Dflash",
-                                 "dflash@0", "none,none"])
+@pytest.mark.parametrize(
+    "bad",
+    ["", "none@3", "none+ngram-mod", "ngram-mod+ngram-mod", "Dflash", "dflash@0", "none,none"],
+)
 def test_bad_modes_get_one_line_errors(bad: str) -> None:
     with pytest.raises(BenchError) as error:
         parse_modes(bad)
@@ -36,7 +44,8 @@ def test_bad_modes_get_one_line_errors(bad: str) -> None:
 def test_default_modes_follow_the_profile() -> None:
     tiny = [m.label for m in default_modes(get_profile("tiny"))]
     assert tiny[0] == "none" and {"ngram-mod", "ngram-cache", "ngram-simple", "ngram-map-k"} <= set(
-        tiny)
+        tiny
+    )
     assert [m.label for m in default_modes(get_profile("smol-dflash"))] == ["none", "dflash"]
 
 
@@ -64,8 +73,8 @@ def test_report_renders_table_bars_agreement_and_png(tmp_path: Path) -> None:
     print_report(console, rows, [agreement("rename", "ngram-mod", [1, 2, 3], [1, 2, 4])], "t")
     text = console.export_text()
     assert "rename" in text and "docstrings" in text
-    assert "2.95x" in text          # median 60.5 over median 20.5
-    assert "89" in text             # acceptance 80/90
+    assert "2.95x" in text  # median 60.5 over median 20.5
+    assert "89" in text  # acceptance 80/90
     assert "█" in text and "67" in text  # a bar, and the agreement's prefix share
     chart = write_chart(rows, tmp_path / "chart.png", "t")
     assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -76,6 +85,11 @@ def test_schedule_adds_a_greedy_check_only_for_sampled_prompts(tmp_path: Path) -
     greedy = BenchPrompt("greedy", "y", 10, 0.0)
     plan = schedule(BenchRun(tmp_path, (sampled, greedy), reps=2, lossless=True))
     assert [(p.name, rep) for p, rep in plan] == [
-        ("sampled", 0), ("sampled", 1), ("sampled", GREEDY_REP), ("greedy", 0), ("greedy", 1)]
+        ("sampled", 0),
+        ("sampled", 1),
+        ("sampled", GREEDY_REP),
+        ("greedy", 0),
+        ("greedy", 1),
+    ]
     unchecked = schedule(BenchRun(tmp_path, (sampled,), reps=1, lossless=False))
     assert [(p.name, rep) for p, rep in unchecked] == [("sampled", 0)]

@@ -15,8 +15,14 @@ from server.bench_stats import (
 )
 
 
-def sample(prompt: str, mode: str, rep: int, tok_s: float, draft: int | None = None,
-           accepted: int | None = None) -> Sample:
+def sample(
+    prompt: str,
+    mode: str,
+    rep: int,
+    tok_s: float,
+    draft: int | None = None,
+    accepted: int | None = None,
+) -> Sample:
     return Sample(prompt, mode, rep, 0.0, 100, tok_s, 100 / tok_s, 20, 0, draft, accepted)
 
 
@@ -44,8 +50,11 @@ def test_shorter_output_is_measured_against_the_longer() -> None:
 
 def test_summary_reports_median_spread_and_speedup() -> None:
     samples = [
-        sample("a", "none", 0, 20.0), sample("a", "none", 1, 22.0), sample("a", "none", 2, 30.0),
-        sample("a", "ngram-mod", 0, 40.0, 100, 90), sample("a", "ngram-mod", 1, 66.0, 100, 50),
+        sample("a", "none", 0, 20.0),
+        sample("a", "none", 1, 22.0),
+        sample("a", "none", 2, 30.0),
+        sample("a", "ngram-mod", 0, 40.0, 100, 90),
+        sample("a", "ngram-mod", 1, 66.0, 100, 50),
         sample("a", "ngram-mod", 2, 50.0, 200, 100),
         sample("a", "ngram-mod", -1, 999.0),  # the greedy check run is not a timed row
     ]
@@ -69,9 +78,12 @@ def test_no_baseline_means_no_speedup() -> None:
 
 def test_best_mode_uses_the_geometric_mean_over_prompts() -> None:
     samples = [
-        sample("a", "none", 0, 10.0), sample("b", "none", 0, 10.0),
-        sample("a", "x", 0, 40.0), sample("b", "x", 0, 10.0),    # 4x, 1x -> 2x
-        sample("a", "y", 0, 25.0), sample("b", "y", 0, 25.0),    # 2.5x, 2.5x -> 2.5x
+        sample("a", "none", 0, 10.0),
+        sample("b", "none", 0, 10.0),
+        sample("a", "x", 0, 40.0),
+        sample("b", "x", 0, 10.0),  # 4x, 1x -> 2x
+        sample("a", "y", 0, 25.0),
+        sample("b", "y", 0, 25.0),  # 2.5x, 2.5x -> 2.5x
     ]
     rows = summarize(samples)
     assert speedup_by_mode(rows) == pytest.approx({"x": 2.0, "y": 2.5})

@@ -102,8 +102,10 @@ async def test_crlf_file_is_edited_with_lf_text(ctx: ToolContext, workspace: Pat
         ({"old": "", "new": "x"}, "old is empty; to create or overwrite a file use write"),
         ({"old": "main", "new": "main"}, "old and new are the same; nothing to change"),
         ({"old": "x"}, "missing required field 'new'"),
-        ({"old": "x", "new": "y", "replace_all": "yes"},
-         "field 'replace_all' must be boolean, got string"),
+        (
+            {"old": "x", "new": "y", "replace_all": "yes"},
+            "field 'replace_all' must be boolean, got string",
+        ),
     ],
 )
 async def test_bad_arguments(

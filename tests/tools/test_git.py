@@ -87,8 +87,11 @@ async def test_init(ctx: ToolContext, workspace: Path) -> None:
         ({"action": "checkout"}, "checkout needs name (a branch or commit) or paths"),
         ({"action": "show", "rev": "--output=x"}, "rev must not start with '-': --output=x"),
         ({"action": "log", "max_count": 0}, "max_count must be at least 1"),
-        ({"action": "push"}, "field 'action' must be one of: status, diff, log, show, add, commit, "
-         "branch, checkout, init; got 'push'"),
+        (
+            {"action": "push"},
+            "field 'action' must be one of: status, diff, log, show, add, commit, "
+            "branch, checkout, init; got 'push'",
+        ),
         ({"action": "add", "paths": "a.txt"}, "field 'paths' must be array, got string"),
     ],
 )
@@ -107,8 +110,11 @@ async def test_git_refusals_come_back_as_errors(ctx: ToolContext, repo: git.Repo
     ("args", "kind", "subject"),
     [
         ({"action": "status"}, "read", "git status --short --branch"),
-        ({"action": "diff", "staged": True, "paths": ["a b"]},
-         "read", "git diff --staged -- 'a b'"),
+        (
+            {"action": "diff", "staged": True, "paths": ["a b"]},
+            "read",
+            "git diff --staged -- 'a b'",
+        ),
         ({"action": "branch"}, "read", "git branch --list"),
         ({"action": "branch", "name": "x"}, "execute", "git branch x"),
         ({"action": "commit", "message": "fix it"}, "execute", "git commit -m 'fix it'"),

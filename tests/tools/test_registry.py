@@ -57,12 +57,21 @@ def test_adding_a_name_twice_is_refused(registry: ToolRegistry) -> None:
         ("read", {"path": 3}, "field 'path' must be string, got integer"),
         ("read", {"path": "a", "limit": True}, "field 'limit' must be integer, got boolean"),
         ("read", {"path": "a", "limit": 2.5}, "field 'limit' must be integer, got number"),
-        ("grep", {"pattern": "x", "ignore_case": 1},
-         "field 'ignore_case' must be boolean, got integer"),
-        ("git", {"action": "status", "paths": ["a", 2]},
-         "field 'paths[1]' must be string, got integer"),
-        ("todo", {"items": [{"text": "a", "done": False, "why": 1}]},
-         "unknown field 'items[0].why' (fields: text, done)"),
+        (
+            "grep",
+            {"pattern": "x", "ignore_case": 1},
+            "field 'ignore_case' must be boolean, got integer",
+        ),
+        (
+            "git",
+            {"action": "status", "paths": ["a", 2]},
+            "field 'paths[1]' must be string, got integer",
+        ),
+        (
+            "todo",
+            {"items": [{"text": "a", "done": False, "why": 1}]},
+            "unknown field 'items[0].why' (fields: text, done)",
+        ),
     ],
 )
 def test_validation_names_the_exact_problem(
