@@ -8,7 +8,10 @@
   out of the steps that follow until a file changes, which forces a different action.
 - Check your work: in constrained mode, writing the same change twice takes the file tools out
   of the next step (run or read it instead), and an answer right after a file change is set aside
-  once for a step that must be a tool call (small models claim results they never saw).
+  once for a step that must be a tool call (small models claim results they never saw); so is an
+  answer while a call keeps failing (small models give up one step short of the fix).
+- Lose nothing: in constrained mode a write that would replace a file's content with text keeping
+  none of its lines must be sent twice (asked to add a function, a small model writes just it).
 - Know when to stop: a 0.5B model in constrained mode practically never picks the answer step;
   it repeats its last successful call instead. That repeat (same call, same result) means it has
   nothing left to do, so the turn ends with the model's report, asked for as an answer step.
@@ -50,6 +53,7 @@ class TurnWatch:
     # Tools whose call failed twice the same way: they stay out of constrained steps until a
     # file changes, since until then the same call would fail the same way.
     failing: frozenset[str] = frozenset()
+    retried: bool = False
 
     def observe(self, call: Call, kind: str | None, result: ToolResult) -> str:
         """Record a result; returns a note to append to it for the model (or "")."""
@@ -86,6 +90,14 @@ class TurnWatch:
         banned, self.banned = self.banned, frozenset()
         return banned | self.failing
 
+    def wants_retry(self) -> bool:
+        """True once per turn, when the model answers while a call of it keeps failing (a
+        small model gives up where one more step, the failing tool taken away, fixes it)."""
+        if not self.failing or self.retried:
+            return False
+        self.retried = True
+        return True
+
     def wants_check(self) -> bool:
         """True once per turn, when the model answers right after changing a file."""
         if not self.unchecked_edit or self.nudged:
@@ -100,6 +112,7 @@ class ReadLedger:
     def __init__(self, registry: ToolRegistry, workspace: Path) -> None:
         self.registry, self.workspace = registry, workspace
         self.seen: set[Path] = set()
+        self.clobber_warned: set[tuple[Path, str]] = set()
 
     def kind(self, call: Call) -> str | None:
         tool = self.registry.get(call.name)
@@ -131,6 +144,30 @@ class ReadLedger:
                     f"{shown} exists and you have not read it. It holds:\n{text}\n"
                     "Change it with edit, or write its whole new content"
                 )
+        return None
+
+    def clobbering_write(self, call: Call) -> str | None:
+        """Why this write must be sent twice, or None: it would replace a file's content with
+        text that keeps none of its lines (a small model asked to add a function writes just
+        the function). The same write again goes through: replacing it all may be meant."""
+        content = (call.arguments or {}).get("content")
+        if self.kind(call) != "edit" or not isinstance(content, str):
+            return None
+        for path in self._paths(call):
+            old = _small_text(path) if path.is_file() else None
+            kept = {line.strip() for line in (old or "").splitlines()} - {""}
+            key = (path, content)
+            # A one-line file rewritten whole is a fix more often than a loss.
+            if len(kept) < 2 or kept & {line.strip() for line in content.splitlines()}:
+                continue
+            if key in self.clobber_warned:
+                return None
+            self.clobber_warned.add(key)
+            return (
+                f"this write would replace all of {path.name}, keeping none of its lines. To "
+                "add to the file, write its old lines too, or use edit; to replace it all, send "
+                "the same write again"
+            )
         return None
 
     def observe(self, call: Call, result: ToolResult) -> None:

@@ -129,7 +129,7 @@ class Agent:
                 reply = await self._ask(turn, offer)
                 offer = "all"
                 if not reply.calls:
-                    if self.constrained and turn.watch.wants_check():
+                    if self.constrained and (turn.watch.wants_check() or turn.watch.wants_retry()):
                         # The answer waits for a run, compile or read of the change. It is not
                         # kept, and no request says so: a small model copies such words.
                         offer = "tools"
@@ -212,6 +212,8 @@ class Agent:
             if call.error and not self.constrained:
                 self._native_invalid += 1
             call.error = call.error or self._ledger.unread_edit(call)
+            if self.constrained:
+                call.error = call.error or self._ledger.clobbering_write(call)
         answered: set[str] = set()
 
         def record(call: Call, result: ToolResult) -> None:

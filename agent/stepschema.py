@@ -27,11 +27,10 @@ Task "create add.py that prints 2+3, then run it", one reply per turn:
 {"name": "write", "arguments": {"path": "add.py", "content": "print(2 + 3)\\n"}}
 {"name": "bash", "arguments": {"command": "python3 add.py"}}
 {"name": "answer", "arguments": {"text": "Created add.py; running it printed 5."}}
-Task "fix the error in calc.py":
-{"name": "read", "arguments": {"path": "calc.py"}}
-{"name": "edit", "arguments": {"path": "calc.py", "old": "print(2 +* 2)", "new": "print(2 * 2)"}}
-{"name": "bash", "arguments": {"command": "python3 calc.py"}}
-{"name": "answer", "arguments": {"text": "Fixed the typo in calc.py; it prints 4 now."}}
+Task "rename total to sum in c.py":
+{"name": "edit", "arguments": {"path": "c.py", "old": "total", "new": "sum", "replace_all": true}}
+{"name": "bash", "arguments": {"command": "python3 c.py"}}
+{"name": "answer", "arguments": {"text": "Renamed total to sum in c.py; it still runs."}}
 Task "set debug to true in app.cfg, then commit all changes":
 {"name": "edit", "arguments": {"path": "app.cfg", "old": "debug = false", "new": "debug = true"}}
 {"name": "bash", "arguments": {"command": "git add -A && git commit -m 'Enable debug'"}}

@@ -447,6 +447,54 @@ async def test_a_call_failing_twice_takes_its_tool_away_until_a_file_changes(ws:
     assert results[1].endswith(REPEAT_NOTE) and results[-1].startswith("1")
 
 
+async def test_an_answer_while_a_call_keeps_failing_is_set_aside_once(ws: Path) -> None:
+    (ws / "broken.py").write_text("print(1 +)\n")
+    fail = '{"name": "bash", "arguments": {"command": "python3 broken.py"}}'
+    give_up = '{"name": "answer", "arguments": {"text": "It is broken."}}'
+    fix = '{"name": "write", "arguments": {"path": "broken.py", "content": "print(1)\\n"}}'
+    done = '{"name": "answer", "arguments": {"text": "Fixed."}}'
+    replies = [text(fail), text(fail), text(give_up), text(fix), text(fail), text(done)]
+    agent, model = make_agent(ws, replies, tool_mode="constrained")
+    finished = await agent.run_turn("fix broken.py", Face())
+
+    assert finished.final_text == "Fixed." and (ws / "broken.py").read_text() == "print(1)\n"
+    step = set(model.requests[3].allowed or ())
+    assert "answer" not in step and "bash" not in step and "write" in step
+    assert "It is broken." not in [m.get("content") for m in agent.messages]
+
+
+async def test_a_write_keeping_none_of_a_files_lines_must_be_sent_twice(ws: Path) -> None:
+    (ws / "m.py").write_text("def add(a, b):\n    return a + b\n")
+    only_new = (
+        '{"name": "write", "arguments": {"path": "m.py", "content": '
+        '"def mul(a, b):\\n    return a * b\\n"}}'
+    )
+    both = (
+        '{"name": "write", "arguments": {"path": "m.py", "content": '
+        '"def add(a, b):\\n    return a + b\\n\\n\\ndef mul(a, b):\\n    return a * b\\n"}}'
+    )
+    done = '{"name": "answer", "arguments": {"text": "Added mul."}}'
+    agent, _ = make_agent(
+        ws, [text(only_new), text(both), text(done), text(done)], tool_mode="constrained"
+    )
+    await agent.run_turn("add mul to m.py", Face())
+
+    results = [m["content"] for m in agent.messages if m["role"] == "tool"]
+    assert "would replace all of m.py" in results[0]
+    assert "def add" in (ws / "m.py").read_text() and "def mul" in (ws / "m.py").read_text()
+
+
+async def test_the_same_clobbering_write_again_goes_through(ws: Path) -> None:
+    (ws / "notes.txt").write_text("old\nnotes\n")
+    new = '{"name": "write", "arguments": {"path": "notes.txt", "content": "new\\n"}}'
+    done = '{"name": "answer", "arguments": {"text": "Replaced."}}'
+    agent, _ = make_agent(
+        ws, [text(new), text(new), text(done), text(done)], tool_mode="constrained"
+    )
+    await agent.run_turn("replace notes.txt with new", Face())
+    assert (ws / "notes.txt").read_text() == "new\n"
+
+
 async def test_the_same_write_twice_asks_for_a_check_instead_of_ending(ws: Path) -> None:
     write = '{"name": "write", "arguments": {"path": "hello.py", "content": "print(1)"}}'
     run = '{"name": "bash", "arguments": {"command": "python3 hello.py"}}'
