@@ -172,7 +172,7 @@ class Agent:
         allowed: set[str] | None = None
         if constrained:
             schemas = [s for s in schemas if s["function"]["name"] not in STEP_LEFT_OUT]
-            banned = turn.watch.take_banned()
+            banned = turn.watch.take_banned() | self._refused_by_mode()
             tools = {n for n in _names(schemas) if n not in banned} if offer != "answer" else set()
             allowed = tools | ({ANSWER} if offer != "tools" else set())
         for attempt in range(2):
@@ -204,6 +204,15 @@ class Agent:
                 turn.emit(StepStats(reply.stats))
             return reply
         raise AssertionError("unreachable")
+
+    def _refused_by_mode(self) -> set[str]:
+        """Tools the permission mode refuses whatever their arguments: plan mode runs reads
+        only, and a small model offered a write there tries it again and again."""
+        if self.permissions.mode != "plan":
+            return set()
+        return {
+            n for n in self.registry.names() if (t := self.registry.get(n)) and t.kind({}) != "read"
+        }
 
     async def _run_calls(self, calls: list[Call], turn: _Turn) -> None:
         for call in calls:

@@ -495,6 +495,12 @@ async def test_the_same_clobbering_write_again_goes_through(ws: Path) -> None:
     assert (ws / "notes.txt").read_text() == "new\n"
 
 
+async def test_plan_mode_offers_a_small_model_only_reads(ws: Path) -> None:
+    agent, model = make_agent(ws, [text('{"answer": "ok"}')], tool_mode="constrained", mode="plan")
+    await agent.run_turn("plan it", Face())
+    assert set(model.requests[0].allowed or ()) == {"read", "ls", "answer"}
+
+
 async def test_the_same_write_twice_asks_for_a_check_instead_of_ending(ws: Path) -> None:
     write = '{"name": "write", "arguments": {"path": "hello.py", "content": "print(1)"}}'
     run = '{"name": "bash", "arguments": {"command": "python3 hello.py"}}'

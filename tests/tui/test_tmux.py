@@ -91,7 +91,8 @@ def test_a_turn_in_a_real_terminal(tmux: Tmux) -> None:
         "finished turn", lambda s: THROUGHPUT.search(s) and "working" not in s, 300
     )
     lines = [line.strip() for line in screen.splitlines()]
-    asked = next(i for i, line in enumerate(lines) if PROMPT in line)
+    asked = next((i for i, line in enumerate(lines) if PROMPT in line), None)
+    assert asked is not None, f"the prompt is not on screen:\n{screen}"
     answer = [line for line in lines[asked + 1 :] if line and not line.startswith("Ask beecode")]
     assert answer, f"no answer under the prompt:\n{screen}"
     print(screen)  # shown with -s: what the user saw
