@@ -26,7 +26,7 @@ from agent.permissions import Permissions
 from agent.reply import Call
 from agent.sessions import Session
 from tools.base import Tool, ToolContext, ToolResult
-from tools.files import unified_diff
+from tools.files import small_text, unified_diff
 from tools.registry import ToolRegistry
 
 Record = Callable[[Call, ToolResult], None]
@@ -144,7 +144,7 @@ def preview(args: dict[str, Any], workspace: Path) -> str:
     path = args.get("path")
     if isinstance(path, str):
         full = workspace / Path(path).expanduser()
-        before = _small_text(full)
+        before = small_text(full, PREVIEW_MAX_BYTES)
         after = args.get("content") if isinstance(args.get("content"), str) else None
         if after is None and before and old and new is not None and old in before:
             after = before.replace(old, new, -1 if args.get("replace_all") else 1)
@@ -159,13 +159,3 @@ def preview(args: dict[str, Any], workspace: Path) -> str:
 def _text_arg(args: dict[str, Any], name: str) -> str | None:
     found = (args.get(k) for k in (name, f"{name}_string", f"{name}_text"))
     return next((value for value in found if isinstance(value, str)), None)
-
-
-def _small_text(path: Path) -> str | None:
-    """The file's text for a preview; None when missing, unreadable or too big to diff."""
-    try:
-        if not path.is_file() or path.stat().st_size > PREVIEW_MAX_BYTES:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from agent.reply import Call
 from tools.base import ToolResult
+from tools.files import small_text
 from tools.registry import ToolRegistry
 
 SHOWN_FILE_BYTES = 4_000  # an unread file this small is shown in the refusal to change it
@@ -42,7 +43,7 @@ REPORT_PROMPT = "Now answer me in one or two sentences."
 
 @dataclass
 class TurnWatch:
-    """One turn's record of results, for the repeat guard and the check nudge."""
+    """One turn's record of results, for the repeat guard and the check before an answer."""
 
     repeats: dict[str, tuple[int, bool]] = field(default_factory=dict)  # key -> (count, failed)
     stuck: str | None = None  # why the turn must stop
@@ -136,7 +137,7 @@ class ReadLedger:
                     if path.is_relative_to(self.workspace)
                     else path
                 )
-                text = _small_text(path)
+                text = small_text(path, SHOWN_FILE_BYTES)
                 if text is None:
                     return f"{shown} exists and you have not read it; read it first, then change it"
                 self.seen.add(path)
@@ -154,15 +155,14 @@ class ReadLedger:
         if self.kind(call) != "edit" or not isinstance(content, str):
             return None
         for path in self._paths(call):
-            old = _small_text(path) if path.is_file() else None
-            kept = {line.strip() for line in (old or "").splitlines()} - {""}
-            key = (path, content)
+            old = small_text(path, SHOWN_FILE_BYTES) or ""
+            kept = {line.strip() for line in old.splitlines()} - {""}
             # A one-line file rewritten whole is a fix more often than a loss.
             if len(kept) < 2 or kept & {line.strip() for line in content.splitlines()}:
                 continue
-            if key in self.clobber_warned:
+            if (path, content) in self.clobber_warned:
                 return None
-            self.clobber_warned.add(key)
+            self.clobber_warned.add((path, content))
             return (
                 f"this write would replace all of {path.name}, keeping none of its lines. To "
                 "add to the file, write its old lines too, or use edit; to replace it all, send "
@@ -173,16 +173,3 @@ class ReadLedger:
     def observe(self, call: Call, result: ToolResult) -> None:
         if not result.is_error and self.kind(call) in ("read", "edit"):
             self.seen.update(self._paths(call))
-
-
-def _small_text(path: Path) -> str | None:
-    """A file's text when it is small and readable, for showing whole; else None."""
-    try:
-        if path.stat().st_size > SHOWN_FILE_BYTES:
-            return None
-        data = path.read_bytes()
-    except OSError:
-        return None
-    if b"\0" in data:
-        return None
-    return data.decode("utf-8", errors="replace")

@@ -155,9 +155,7 @@ class Agent:
         reply = await self._ask(turn, "answer")
         # Nothing said: the last tool result is the honest report.
         text = reply.text.strip() or next(
-            f"Last result: {str(m['content']).removesuffix(DONE_NOTE)}"
-            for m in reversed(self.messages)
-            if m["role"] == "tool"
+            f"Last result: {m['content']}" for m in reversed(self.messages) if m["role"] == "tool"
         )
         self._add({"role": "assistant", "content": text})
         return text

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.files import is_binary, numbered
+from tools.files import numbered, small_text
 
 MARK = "\n\n---\nFiles named above:\n"
 MAX_FILES = 3
@@ -21,27 +21,27 @@ _EDGES = "'\"`,.;:!?()[]{}<>@"
 def attach_mentions(text: str, workspace: Path) -> tuple[str, list[Path]]:
     """The message with the files it names attached, and those files' paths."""
     root = workspace.resolve()
-    found: list[Path] = []
+    found: dict[Path, str] = {}
     for word in text.split():
         name = word.strip(_EDGES)
         if not name or len(found) == MAX_FILES:
             continue
         try:
             path = (root / name).resolve()
-            wanted = path.is_file() and path.is_relative_to(root) and path not in found
-            wanted = wanted and path.stat().st_size <= MAX_BYTES and not is_binary(path)
         except (OSError, ValueError):
             continue
-        if wanted:
-            found.append(path)
+        if path not in found and path.is_relative_to(root):
+            content = small_text(path, MAX_BYTES)
+            if content is not None:
+                found[path] = content
     if not found:
         return text, []
     shown = []
-    for path in found:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    for path, content in found.items():
+        lines = content.splitlines()
         body = numbered(lines, 1, len(str(len(lines)))) if lines else "(empty file)"
         shown.append(f"{path.relative_to(root).as_posix()}:\n{body}")
-    return text + MARK + "\n\n".join(shown), found
+    return text + MARK + "\n\n".join(shown), list(found)
 
 
 def typed_part(content: str) -> str:

@@ -24,6 +24,20 @@ def is_binary(path: Path) -> bool:
         return b"\0" in file.read(_SNIFF_BYTES)
 
 
+def small_text(path: Path, max_bytes: int) -> str | None:
+    """A text file's content when it is at most ``max_bytes``; None when it is missing, bigger,
+    binary or unreadable (for showing a file whole: in a refusal, an attachment, a preview)."""
+    try:
+        if not path.is_file() or path.stat().st_size > max_bytes:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\0" in data[:_SNIFF_BYTES]:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
 def existing_file(path: str, ctx: ToolContext) -> Path:
     full = resolve_in_workspace(path, ctx)
     if full.is_dir():
