@@ -1,9 +1,9 @@
 """The ``beecode`` command: dispatches to the server commands, headless mode or the TUI.
 
 beecode                      the TUI
-beecode -p TASK [options]    one task, headless (see agent.headless)
+beecode -p TASK [options]    one task, headless (see agent.faces.headless)
 beecode sessions             this workspace's sessions, newest first
-beecode server ... | doctor  the model server (server.cli)
+beecode server ... | doctor  the model server (server.cli.commands)
 beecode bench ...            benchmarks
 """
 
@@ -18,8 +18,8 @@ from typing import Any
 
 from agent.config import ConfigError, load_config
 
-# agent.headless loads openai (~0.6 s); it is imported only for -p, so the TUI starts fast.
-OUTPUT_FORMATS = ("text", "json", "stream-json")  # == agent.headless.FORMATS
+# agent.faces.headless loads openai (~0.6 s); it is imported only for -p, so the TUI starts fast.
+OUTPUT_FORMATS = ("text", "json", "stream-json")  # == agent.faces.headless.FORMATS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -53,11 +53,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("server", "doctor"):
-        from server.cli import main as server_main
+        from server.cli.commands import main as server_main
 
         return server_main(args)
     if args and args[0] == "bench":
-        return int(_entry("server.bench", "main")(args[1:]) or 0)
+        return int(_entry("server.bench.command", "main")(args[1:]) or 0)
     if args and args[0] == "sessions":
         return _sessions()
     try:
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     if not options.task.strip():
         print("beecode: -p needs a task", file=sys.stderr)
         return 2
-    from agent.headless import run_headless
+    from agent.faces.headless import run_headless
 
     return run_headless(
         options.task,
@@ -100,7 +100,7 @@ def _entry(module: str, name: str) -> Any:
 
 
 def _sessions() -> int:
-    from agent.sessions import list_sessions
+    from agent.sessions.store import list_sessions
 
     found = list_sessions(Path.cwd())
     if not found:

@@ -23,11 +23,11 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as `python benchmarks/x.py` from a checkout
 
-from server.addresses import free_port  # noqa: E402
-from server.bench_report import machine, machine_line  # noqa: E402
+from server.bench.report import machine, machine_line  # noqa: E402
 from server.errors import ServerError  # noqa: E402
-from server.launch import LaunchPlan, prepare_launch  # noqa: E402
-from server.managed_server import ManagedServer  # noqa: E402
+from server.launch.addresses import free_port  # noqa: E402
+from server.launch.plan import LaunchPlan, prepare_launch  # noqa: E402
+from server.process.managed import ManagedServer  # noqa: E402
 
 BEECODE = [sys.executable, "-m", "agent"]  # the `beecode` command of this checkout's environment
 

@@ -29,7 +29,7 @@ from textual.await_complete import AwaitComplete  # noqa: E402
 from textual.widgets import Markdown  # noqa: E402
 
 from agent.config import load_config  # noqa: E402
-from agent.events import Event, StepStats, TextDelta, TurnStats  # noqa: E402
+from agent.loop.events import Event, StepStats, TextDelta, TurnStats  # noqa: E402
 from agent.tui.app import BeeApp  # noqa: E402
 from agent.tui.backend import LocalBackend  # noqa: E402
 

@@ -22,8 +22,8 @@ from typing import Any
 from _common import header, main_guard, save, scratch
 from rich.console import Console
 
-from server.bench import interrupt_on_sigterm, parse_args, run
-from server.bench_modes import NGRAM_TYPES
+from server.bench.command import interrupt_on_sigterm, parse_args, run
+from server.bench.modes import NGRAM_TYPES
 
 DFLASH_MODES = "none,dflash,dflash+ngram-mod"
 

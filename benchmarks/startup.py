@@ -39,9 +39,9 @@ from _common import (
     served,
 )
 
-from server.addresses import free_port
 from server.client import health
-from server.state import kill_group
+from server.launch.addresses import free_port
+from server.process.state import kill_group
 
 POLL_S = 0.01
 # The status line once the app has the server's context size (it is connected).

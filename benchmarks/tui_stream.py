@@ -28,9 +28,9 @@ from typing import Any
 
 from _common import header, main_guard, save
 
-from agent.events import EventSink, TextDelta, TurnFinished
+from agent.faces.contract import ConnectRequest, Core, Facts, Progress, ServerView, SessionRow
+from agent.loop.events import EventSink, TextDelta, TurnFinished
 from agent.tui.app import BeeApp
-from agent.tui.core import ConnectRequest, Core, Facts, Progress, ServerView, SessionRow
 
 MARKER = "QQEND"
 SIZE = (120, 40)

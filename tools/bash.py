@@ -15,10 +15,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tools.base import Kind, ToolContext, ToolResult
-from tools.core import BOOL, INT, STR, BaseTool, ToolError, params
 from tools.jobs import BackgroundJobs, kill_group
 from tools.output import HeadTail
+from tools.tool import BOOL, INT, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
 
 LEFTOVER_GRACE_S = 1.0
 _CHUNK = 1 << 16

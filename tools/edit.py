@@ -5,8 +5,6 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from tools.base import Kind, ToolContext, ToolResult
-from tools.core import BOOL, STR, BaseTool, ToolError, params
 from tools.files import (
     atomic_write,
     existing_file,
@@ -16,6 +14,7 @@ from tools.files import (
     unified_diff,
 )
 from tools.paths import shown_path
+from tools.tool import BOOL, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
 
 # Below this similarity the "closest match" would only mislead.
 MIN_SIMILARITY = 0.5

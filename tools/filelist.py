@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.core import ToolError
+from tools.tool import ToolError
 
 
 def listed_files(base: Path, rg: str | None) -> list[str]:

@@ -8,9 +8,8 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from tools.base import Kind, ToolContext, ToolResult
-from tools.core import INT, STR, BaseTool, ToolError, params
 from tools.paths import resolve_in_workspace, shown_path
+from tools.tool import INT, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
 
 _SNIFF_BYTES = 8192
 MAX_LINE_CHARS = 2000

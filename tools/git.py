@@ -14,9 +14,8 @@ from typing import Any
 
 import git
 
-from tools.base import Kind, ToolContext, ToolResult
-from tools.core import BOOL, INT, STR, BaseTool, ToolError, params
 from tools.output import cap_text
+from tools.tool import BOOL, INT, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
 
 ACTIONS = ["status", "diff", "log", "show", "add", "commit", "branch", "checkout", "init"]
 READ_ACTIONS = {"status", "diff", "log", "show"}

@@ -16,9 +16,8 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.base import ToolResult
-from tools.core import ToolError
 from tools.output import HeadTail
+from tools.tool import ToolError, ToolResult
 
 _CHUNK = 1 << 16
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.base import ToolContext
-from tools.core import ToolError
+from tools.tool import ToolContext, ToolError
 
 
 class PathOutsideWorkspace(ToolError):

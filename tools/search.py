@@ -9,12 +9,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tools.base import ToolContext, ToolResult
-from tools.core import BOOL, STR, BaseTool, ToolError, params
 from tools.filelist import glob_matcher, listed_files
 from tools.files import is_binary
 from tools.output import cap_text
 from tools.paths import resolve_in_workspace, shown_path
+from tools.tool import BOOL, STR, BaseTool, ToolContext, ToolError, ToolResult, params
 
 MAX_RESULTS = 200
 MAX_MATCH_CHARS = 300

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.base import ToolContext, ToolResult
-from tools.core import BOOL, STR, BaseTool, params
+from tools.tool import BOOL, STR, BaseTool, ToolContext, ToolResult, params
 
 ITEM = {"type": "object", "properties": {"text": STR, "done": BOOL}, "required": ["text", "done"]}
 

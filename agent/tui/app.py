@@ -19,8 +19,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from agent.config import Config, ignored_note
+from agent.faces.contract import MODES, Backend, ConnectRequest, Core, ServerView
 from agent.tui import commands
-from agent.tui.core import MODES, Backend, ConnectRequest, Core, ServerView
 from agent.tui.history import PromptHistory
 from agent.tui.screens.main import MainScreen
 from agent.tui.slash import SlashCommands

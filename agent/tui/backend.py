@@ -1,5 +1,6 @@
-"""The real backend: the agent from ``agent.app.build_agent`` on the managed server (or an
-``--endpoint``), sessions from ``agent.sessions``, the server from ``server.detached``.
+"""The real backend: the agent from ``agent.runtime.assemble.build_agent`` on the managed server
+(or an ``--endpoint``), sessions from ``agent.sessions.store``, the server from
+``server.process.detached``.
 
 Every import of the heavy parts (openai, httpx, the server code) happens inside the methods,
 which the app calls from worker threads: the TUI is on screen before any of them loads.
@@ -12,14 +13,22 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.faces.contract import (
+    ConnectRequest,
+    Core,
+    Facts,
+    ModeHolder,
+    Progress,
+    ServerView,
+    SessionRow,
+)
 from agent.tui.bars import build_line, download_line
-from agent.tui.core import ConnectRequest, Core, Facts, ModeHolder, Progress, ServerView, SessionRow
 
 if TYPE_CHECKING:
     from agent.config import Config
-    from agent.loop import Agent
-    from server.progress import Hooks
-    from tools.mcp import McpServers
+    from agent.loop.agent import Agent
+    from server.cli.progress import Hooks
+    from tools.mcp.servers import McpServers
 
 
 class BackendError(Exception):
@@ -27,7 +36,7 @@ class BackendError(Exception):
 
 
 def _hooks(progress: Progress) -> Hooks:
-    from server.progress import Hooks
+    from server.cli.progress import Hooks
 
     return Hooks(
         build=lambda p: progress("build", build_line(p.done, p.total)),
@@ -43,7 +52,7 @@ def _permissions_of(agent: Any) -> ModeHolder | None:
 
 def _close_own_tools(agent: Agent) -> None:
     """Close what the agent's built-in tools keep running; MCP servers are the backend's."""
-    from tools.mcp_tool import McpTool
+    from tools.mcp.tool import McpTool
 
     for name in agent.registry.names():
         tool = agent.registry.get(name)
@@ -62,7 +71,7 @@ class LocalBackend:
         self.agent: Agent | None = None  # the current agent: its tools are closed when replaced
 
     def connect(self, request: ConnectRequest, progress: Progress) -> Core:
-        from agent.app import build_agent, connect_mcp
+        from agent.runtime.assemble import build_agent, connect_mcp
 
         config = self.config
         if request.profile is not None:
@@ -104,8 +113,8 @@ class LocalBackend:
 
     def _serve(self, profile: str | None, progress: Progress, *, switch: bool) -> None:
         """Make the managed server of ``profile`` run, with its build and download progress."""
-        from server.detached import up
-        from server.state import down, running
+        from server.process.detached import up
+        from server.process.state import down, running
 
         current = running()
         if current is not None and switch and current.profile != profile:
@@ -117,7 +126,7 @@ class LocalBackend:
             self.started_server = True
 
     def _facts(self, agent: Any) -> Facts:
-        from agent.app import model_facts, server_root
+        from agent.runtime.assemble import model_facts, server_root
         from agent.tui.baseline import measured_baseline  # loads the bench code: off the UI
         from server.paths import data_dir
 
@@ -133,7 +142,7 @@ class LocalBackend:
         )
 
     def sessions(self) -> list[SessionRow]:
-        from agent.sessions import list_sessions
+        from agent.sessions.store import list_sessions
 
         return [
             SessionRow(
@@ -148,14 +157,14 @@ class LocalBackend:
     def profiles(self) -> list[str]:
         if self.config.endpoint:
             return []
-        from server.profiles import load_profiles
+        from server.profiles.catalog import load_profiles
 
         return sorted(load_profiles())
 
     def server(self, log_lines: int) -> ServerView:
         if self.config.endpoint:
             return ServerView(state="external", url=self.config.endpoint)
-        from server.state import log_tail, running
+        from server.process.state import log_tail, running
 
         current = running()
         if current is None:
@@ -177,8 +186,8 @@ class LocalBackend:
     def restart_server(self, progress: Progress) -> None:
         if self.config.endpoint:
             raise BackendError("an --endpoint server is not managed by beecode")
-        from server.detached import up
-        from server.state import down, running
+        from server.process.detached import up
+        from server.process.state import down, running
 
         current = running()
         profile = current.profile if current is not None else self.config.profile
@@ -193,7 +202,7 @@ class LocalBackend:
         if self.mcp is not None:
             self.mcp.close()
         if self.started_server:
-            from server.state import down
+            from server.process.state import down
 
             down()
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from server.bench_stats import BASELINE_MODE
+from server.bench.stats import BASELINE_MODE
 
 
 def summaries(bench_dir: Path) -> Iterator[tuple[Path, dict[str, Any]]]:

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 from textual.content import Content
 
+from agent.faces.contract import MODES, ConnectRequest
 from agent.tui import commands
 from agent.tui import format as fmt
-from agent.tui.core import MODES, ConnectRequest
 from agent.tui.gitdiff import NotARepository, uncommitted
 from agent.tui.screens.info import PickScreen, TableScreen, TextScreen
 from agent.tui.widgets.blocks import diff_content

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent.events import TurnStats
+from agent.loop.events import TurnStats
 from agent.tui import format as fmt
 
 

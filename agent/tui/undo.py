@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.events import ToolCallFinished, ToolCallStarted
+from agent.loop.events import ToolCallFinished, ToolCallStarted
 
 FILE_TOOLS = ("write", "edit")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.allowed import AllowedRules
-from agent.permissions import Permissions
+from agent.permissions.allowed import AllowedRules
+from agent.permissions.rules import Permissions
 
 
 def test_always_allowed_rules_are_kept_for_the_next_session(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from agent import context
-from agent.context import (
+from agent.context import prompt as context
+from agent.context.prompt import (
     SUMMARY_PREFIX,
     TokenCounter,
     compact,

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.app import build_agent
 from agent.config import load_config
-from agent.events import Event, TurnStats
-from agent.model import ContextOverflow, OpenAIChatModel, StreamEnd
+from agent.loop.events import Event, TurnStats
+from agent.model.endpoint import ContextOverflow, OpenAIChatModel, StreamEnd
+from agent.runtime.assemble import build_agent
 
 pytestmark = pytest.mark.real_server
 

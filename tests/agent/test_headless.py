@@ -10,13 +10,13 @@ import pytest
 
 from agent import cli
 from agent.config import Config
-from agent.fake_model import ScriptedModel, Step, call, text
-from agent.headless import event_json, run_agent, stats_line
-from agent.loop import Agent
-from agent.permissions import Permissions
-from agent.sessions import Session
-from tools.base import ToolContext
+from agent.faces.headless import event_json, run_agent, stats_line
+from agent.loop.agent import Agent
+from agent.model.scripted import ScriptedModel, Step, call, text
+from agent.permissions.rules import Permissions
+from agent.sessions.store import Session
 from tools.registry import default_registry
+from tools.tool import ToolContext
 
 
 @pytest.fixture(autouse=True)
@@ -113,7 +113,7 @@ def test_tool_failures_exit_3(ws: Path) -> None:
 
 
 def test_model_errors_exit_1(ws: Path) -> None:
-    from agent.model import ModelError
+    from agent.model.endpoint import ModelError
 
     status, out, _ = run(ws, [[ModelError("model server error 500: boom")]], "json")
     assert status == 1 and json.loads(out)["stop_reason"] == "error"
@@ -124,7 +124,7 @@ def test_stats_line_without_requests() -> None:
 
 
 def test_event_json_names() -> None:
-    from agent.events import Notice
+    from agent.loop.events import Notice
 
     assert event_json(Notice("hi")) == {"type": "notice", "message": "hi", "level": "info"}
 

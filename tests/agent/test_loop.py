@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from agent.config import Config
-from agent.context import SUMMARY_PREFIX, TokenCounter
-from agent.events import (
+from agent.context.prompt import SUMMARY_PREFIX, TokenCounter
+from agent.loop.agent import Agent
+from agent.loop.events import (
     ErrorEvent,
     Event,
     Notice,
@@ -25,15 +26,14 @@ from agent.events import (
     ToolCallStarted,
     TurnFinished,
 )
-from agent.fake_model import Hold, ScriptedModel, Step, call, calls, text
-from agent.habits import DONE_NOTE, REPEAT_NOTE, REPORT_PROMPT, WRITTEN_NOTE
-from agent.loop import Agent
-from agent.model import ContextOverflow, ModelError
-from agent.permissions import Permissions
-from agent.sessions import Session, read_records
-from agent.stepschema import STEP_LEFT_OUT
-from tools.base import Kind, ToolContext, ToolResult
+from agent.model.endpoint import ContextOverflow, ModelError
+from agent.model.scripted import Hold, ScriptedModel, Step, call, calls, text
+from agent.permissions.rules import Permissions
+from agent.sessions.store import Session, read_records
+from agent.steps.habits import DONE_NOTE, REPEAT_NOTE, REPORT_PROMPT, WRITTEN_NOTE
+from agent.steps.schema import STEP_LEFT_OUT
 from tools.registry import ToolRegistry, default_registry
+from tools.tool import Kind, ToolContext, ToolResult
 
 
 @pytest.fixture(autouse=True)
@@ -697,12 +697,12 @@ RESUME_CHILD = """
 import asyncio, sys
 from pathlib import Path
 from agent.config import Config
-from agent.fake_model import ScriptedModel, call
-from agent.habits import DONE_NOTE, REPEAT_NOTE, REPORT_PROMPT
-from agent.loop import Agent
-from agent.permissions import Permissions
-from agent.sessions import Session
-from tools.base import ToolContext
+from agent.model.scripted import ScriptedModel, call
+from agent.steps.habits import DONE_NOTE, REPEAT_NOTE, REPORT_PROMPT
+from agent.loop.agent import Agent
+from agent.permissions.rules import Permissions
+from agent.sessions.store import Session
+from tools.tool import ToolContext
 from tools.registry import default_registry
 
 ws = Path(sys.argv[1])

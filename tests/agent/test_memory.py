@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.memory import memory_files, project_memory
+from agent.context.memory import memory_files, project_memory
 
 
 @pytest.fixture

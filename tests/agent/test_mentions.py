@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from agent.config import Config
-from agent.fake_model import ScriptedModel, call, text
-from agent.loop import Agent
-from agent.mentions import MARK, MAX_BYTES, attach_mentions, typed_part
-from agent.permissions import Permissions
-from agent.sessions import Session, list_sessions
-from tools.base import ToolContext
+from agent.context.mentions import MARK, MAX_BYTES, attach_mentions, typed_part
+from agent.loop.agent import Agent
+from agent.model.scripted import ScriptedModel, call, text
+from agent.permissions.rules import Permissions
+from agent.sessions.store import Session, list_sessions
 from tools.registry import default_registry
+from tools.tool import ToolContext
 
 
 @pytest.fixture(autouse=True)

@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from agent.app import server_root, wants_constrained
-from agent.model import (
+from agent.model.endpoint import (
     CallPiece,
     ContextOverflow,
     ModelChunk,
@@ -27,6 +26,7 @@ from agent.model import (
     StreamEnd,
     TextPiece,
 )
+from agent.runtime.assemble import server_root, wants_constrained
 
 
 class Script:

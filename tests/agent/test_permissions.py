@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from agent.config import Mode
-from agent.permissions import Permissions, bash_parts, command_prefix
-from tools.base import Kind
+from agent.permissions.rules import Permissions, bash_parts, command_prefix
+from tools.tool import Kind
 
 
 def perms(

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent.sessions import (
+from agent.sessions.store import (
     INTERRUPTED,
     Session,
     SessionError,
@@ -161,7 +161,7 @@ def test_list_and_latest_per_workspace(tmp_path: Path) -> None:
 WRITER = """
 import sys
 from pathlib import Path
-from agent.sessions import Session
+from agent.sessions.store import Session
 
 session = Session.create(Path(sys.argv[1]))
 print(session.id, flush=True)

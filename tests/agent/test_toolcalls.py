@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from agent.stepschema import essential, parse_step, step_response_format, step_tools
-from agent.toolcalls import ParsedCall, loads_lenient, parse_arguments, parse_text_calls
+from agent.model.toolcalls import ParsedCall, loads_lenient, parse_arguments, parse_text_calls
+from agent.steps.schema import essential, parse_step, step_response_format, step_tools
 
 TOOLS = {"bash", "write", "read"}
 STR = {"type": "string"}

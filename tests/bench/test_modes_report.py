@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from server.bench_modes import BenchError, default_modes, mode_profile, parse_mode, parse_modes
-from server.bench_prompts import BenchPrompt
-from server.bench_report import print_report, write_chart
-from server.bench_run import GREEDY_REP, BenchRun, schedule
-from server.bench_stats import Sample, agreement, summarize
-from server.profiles import get_profile
+from server.bench.modes import BenchError, default_modes, mode_profile, parse_mode, parse_modes
+from server.bench.prompts import BenchPrompt
+from server.bench.report import print_report, write_chart
+from server.bench.requests import GREEDY_REP, BenchRun, schedule
+from server.bench.stats import Sample, agreement, summarize
+from server.profiles.catalog import get_profile
 
 
 def test_modes_parse_types_combinations_and_draft_max() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.bench_stats import (
+from server.bench.stats import (
     Sample,
     agreement,
     agreement_counts,

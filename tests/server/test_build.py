@@ -1,4 +1,5 @@
-"""Engine builds through server.build: the real sdist engine, and small real local CMake trees."""
+"""Engine builds through server.engine.build: the real sdist engine, and small real local CMake
+trees."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from server.build import (
+from server.engine.build import (
     BEELLAMA_SOURCE,
     PYPI_SOURCE,
     BuildOptions,
@@ -25,9 +26,9 @@ from server.build import (
     engines_dir,
     ensure_engine,
 )
+from server.engine.gpu import gpus
+from server.engine.sources import EngineSource, FetchedSource
 from server.errors import BuildError
-from server.gpu import gpus
-from server.sources import EngineSource, FetchedSource
 
 GIB = 1024**3
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from server.addresses import free_port
-from server.build import BuildProgress, Engine
+from server.cli.progress import RichHooks
 from server.client import health
-from server.drafter import write_random_dflash_drafter
-from server.progress import RichHooks
+from server.engine.build import BuildProgress, Engine
+from server.launch.addresses import free_port
+from server.models.random_drafter import write_random_dflash_drafter
 
 Beecode = Callable[..., subprocess.CompletedProcess[str]]
 

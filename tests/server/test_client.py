@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from server.addresses import free_port
 from server.client import (
     Props,
     Timings,
@@ -18,6 +17,7 @@ from server.client import (
     wait_healthy,
 )
 from server.errors import LaunchError, ServerError
+from server.launch.addresses import free_port
 
 # cpu-rig.md §5: a reply without speculation, then the fields ngram speculation adds.
 PLAIN = {

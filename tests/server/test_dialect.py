@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from server.build import Engine
-from server.dialect import CACHE_FILE, parse_help, probe
+from server.engine.build import Engine
+from server.engine.dialect import CACHE_FILE, parse_help, probe
 from server.errors import LaunchError
 
 DATA = Path(__file__).parent / "data"

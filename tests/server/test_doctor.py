@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from server.build import Engine
-from server.doctor import Check, problems, run_checks
-from server.gpu import Gpu, gpus, parse_query
+from server.cli.doctor import Check, problems, run_checks
+from server.engine.build import Engine
+from server.engine.gpu import Gpu, gpus, parse_query
 
 NAMES = {
     "gpu",

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from gguf import GGMLQuantizationType, GGUFReader
 
-from server.builtin_profiles import builtin_profiles
-from server.drafter import write_random_dflash_drafter
 from server.errors import ModelError
-from server.gguf_header import read_metadata
-from server.gguf_info import read_gguf
-from server.models import ensure_model
+from server.models.fetch import ensure_model
+from server.models.gguf_header import read_metadata
+from server.models.gguf_info import read_gguf
+from server.models.random_drafter import write_random_dflash_drafter
+from server.profiles.builtin import builtin_profiles
 from tests.conftest import pip_args
 
 PER_LAYER = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "attn_q_norm",

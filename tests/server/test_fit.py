@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from server.builtin_profiles import builtin_profiles
-from server.dialect import Dialect
-from server.fit import (
+from server.engine.dialect import Dialect
+from server.launch.fit import (
     BEE_CROSS_CTX,
     BEE_DRAFT_CTX,
     GIB,
@@ -19,7 +18,8 @@ from server.fit import (
     kv_cache_bytes,
     plan_memory,
 )
-from server.gguf_info import GgufInfo
+from server.models.gguf_info import GgufInfo
+from server.profiles.builtin import builtin_profiles
 
 # Gemma 4 31B: 60 layers, every 6th full attention (4 KV heads x 512), the rest sliding-window
 # (1024 tokens, 16 KV heads x 256); hidden 5376; vocab 262144. Weights: the §4 estimate, 16.4 GiB.

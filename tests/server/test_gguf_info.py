@@ -9,8 +9,8 @@ import pytest
 from gguf import GGUFWriter
 
 from server.errors import ModelError
-from server.gguf_header import ArrayLength, read_metadata
-from server.gguf_info import read_gguf
+from server.models.gguf_header import ArrayLength, read_metadata
+from server.models.gguf_info import read_gguf
 
 
 def test_smollm2(smollm2_path: Path) -> None:

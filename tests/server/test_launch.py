@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from server.addresses import free_port, is_loopback, port_in_use, url_for
-from server.build import Engine
-from server.dialect import Dialect, probe
-from server.drafter import write_random_dflash_drafter
+from server.engine.build import Engine
+from server.engine.dialect import Dialect, probe
 from server.errors import LaunchError, ModelError, ProfileError
-from server.gguf_info import GgufInfo
-from server.llama_argv import build_argv
-from server.profile import Profile
-from server.profiles import get_profile
-from server.vllm_sglang import plan_engine_launch
+from server.launch.addresses import free_port, is_loopback, port_in_use, url_for
+from server.launch.llama_argv import build_argv
+from server.launch.vllm_sglang import plan_engine_launch
+from server.models.gguf_info import GgufInfo
+from server.models.random_drafter import write_random_dflash_drafter
+from server.profiles.catalog import get_profile
+from server.profiles.profile import Profile
 
 BIN = Path("/opt/llama/llama-server")
 TARGET = Path("/models/gemma-4-31B-it-Q4_K_S.gguf")

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from server.errors import ModelError
-from server.model_cache import models_dir, sha256_of
-from server.model_spec import QWEN25_CODER_05B, SMOLLM2_135M, ModelSpec
-from server.model_wheels import wheels_dir
-from server.models import ensure_model
+from server.models.cache import models_dir, sha256_of
+from server.models.fetch import ensure_model
+from server.models.spec import QWEN25_CODER_05B, SMOLLM2_135M, ModelSpec
+from server.models.wheels import wheels_dir
 
 PART1 = b"GGUF" + bytes(range(256)) * 40
 PART2 = b"second part " * 500
@@ -167,7 +167,7 @@ def test_offline_uses_the_hugging_face_cache_and_checks_sha256(hf_cache: Path) -
 
 
 def test_hugging_face_progress_is_forwarded_not_drawn(capsys: pytest.CaptureFixture[str]) -> None:
-    from server.model_hf import _tqdm_forwarding
+    from server.models.huggingface import _tqdm_forwarding
 
     seen: list[tuple[str, int, int]] = []
     bar = _tqdm_forwarding(lambda *report: seen.append(report), "download m.gguf")(total=1000)

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from server.builtin_profiles import builtin_profiles, default_profile_name
+from server.engine.gpu import Gpu
 from server.errors import ProfileError
-from server.gpu import Gpu
-from server.model_spec import QWEN25_CODER_05B, SMOLLM2_135M, ModelSpec
-from server.profiles import get_profile, load_profiles
+from server.models.spec import QWEN25_CODER_05B, SMOLLM2_135M, ModelSpec
+from server.profiles.builtin import builtin_profiles, default_profile_name
+from server.profiles.catalog import get_profile, load_profiles
 
 SPECULATIVE = ("gemma4-31b-dflash", "qwen3.6-27b-dflash", "tiny", "smol-dflash")
 

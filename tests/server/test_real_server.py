@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from server.addresses import free_port
-from server.build import Engine
 from server.client import Timings, chat, get_metrics, get_props, get_slots, health
-from server.dialect import probe
-from server.llama_argv import build_argv
-from server.managed_server import ManagedServer
-from server.profiles import get_profile
+from server.engine.build import Engine
+from server.engine.dialect import probe
+from server.launch.addresses import free_port
+from server.launch.llama_argv import build_argv
+from server.process.managed import ManagedServer
+from server.profiles.catalog import get_profile
 
 pytestmark = pytest.mark.real_server
 StartServer = Callable[[list[str], int], ManagedServer]

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from server.addresses import free_port
-from server.build import Engine
 from server.client import health
+from server.engine.build import Engine
 from server.errors import LaunchError
-from server.managed_server import ManagedServer
-from server.state import explain_failure, group_alive, known_problem
+from server.launch.addresses import free_port
+from server.process.managed import ManagedServer
+from server.process.state import explain_failure, group_alive, known_problem
 
 StartServer = Callable[[list[str], int], ManagedServer]
 

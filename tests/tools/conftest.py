@@ -8,7 +8,7 @@ from pathlib import Path
 import git
 import pytest
 
-from tools.base import ToolContext
+from tools.tool import ToolContext
 
 
 @pytest.fixture

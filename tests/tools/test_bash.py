@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.tools.processes import is_alive, wait_for_file, wait_until_dead
-from tools.base import ToolContext
 from tools.bash import BashTool
+from tools.tool import ToolContext
 
 # Writes the pid of a long-running child, then waits on a second one: a process tree to kill.
 TREE = "sleep 300 & echo $! > child.pid; sleep 300"

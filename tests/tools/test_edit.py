@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.base import ToolContext
 from tools.edit import EditTool
+from tools.tool import ToolContext
 
 edit = EditTool()
 

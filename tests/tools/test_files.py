@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.base import ToolContext
 from tools.files import LsTool, ReadTool, WriteTool
+from tools.tool import ToolContext
 
 read, write, ls = ReadTool(), WriteTool(), LsTool()
 

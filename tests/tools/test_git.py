@@ -8,8 +8,8 @@ from typing import Any
 import git
 import pytest
 
-from tools.base import ToolContext
 from tools.git import GitTool
+from tools.tool import ToolContext
 
 tool = GitTool()
 

@@ -17,10 +17,10 @@ import git
 import pytest
 
 from tests.tools.processes import wait_until_dead
-from tools.base import Tool, ToolContext
-from tools.mcp import McpServers
-from tools.mcp_tool import McpTool
+from tools.mcp.servers import McpServers
+from tools.mcp.tool import McpTool
 from tools.registry import ToolRegistry, default_registry
+from tools.tool import Tool, ToolContext
 
 BIN = Path(sys.executable).parent  # the console scripts of this environment
 TIME = {"command": str(BIN / "mcp-server-time"), "args": ["--local-timezone", "UTC"]}

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.app import build_agent
 from agent.config import Config
+from agent.faces.contract import ConnectRequest
+from agent.runtime.assemble import build_agent
 from agent.tui.backend import LocalBackend
-from agent.tui.core import ConnectRequest
 from tests.tools.processes import wait_until_dead
 from tests.tools.test_mcp import MISSING, TIME, children
-from tools.base import ToolContext
+from tools.tool import ToolContext
 
 ENDPOINT = "http://127.0.0.1:9/v1"  # never answers; the agent is built, not run
 SERVERS = {"time": TIME, "gti": {"command": MISSING}}
@@ -57,7 +57,7 @@ def test_the_agent_connects_its_servers_offers_their_tools_and_closes_them(
 
 def test_without_mcp_servers_the_sdk_is_not_even_imported(tmp_path: Path) -> None:
     code = (
-        "import sys; from pathlib import Path; from agent.app import build_agent;"
+        "import sys; from pathlib import Path; from agent.runtime.assemble import build_agent;"
         "from agent.config import Config;"
         f"agent = build_agent(Path({str(tmp_path)!r}), Config(endpoint={ENDPOINT!r}));"
         "agent.close(); print('mcp' in sys.modules, len(agent.registry.names()))"

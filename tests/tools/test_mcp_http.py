@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.tools.processes import wait_until_dead
-from tools.base import ToolContext
-from tools.mcp import McpServers
+from tools.mcp.servers import McpServers
+from tools.tool import ToolContext
 
 SERVER = '''
 import sys

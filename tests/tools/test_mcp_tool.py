@@ -7,7 +7,7 @@ import base64
 
 from mcp import types
 
-from tools.mcp_tool import MAX_NAME, content_text, lean_schema, one_line, result_text, tool_name
+from tools.mcp.tool import MAX_NAME, content_text, lean_schema, one_line, result_text, tool_name
 
 
 def test_names_are_typeable_bounded_and_unique() -> None:

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.base import ToolContext
-from tools.core import ToolError
 from tools.files import ReadTool, WriteTool
 from tools.paths import PathOutsideWorkspace, resolve_in_workspace, shown_path
+from tools.tool import ToolContext, ToolError
 
 
 @pytest.fixture

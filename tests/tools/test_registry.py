@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from tests.tools.processes import wait_for_file, wait_until_dead
-from tools.base import Tool, ToolContext
 from tools.registry import ToolRegistry, default_registry
 from tools.todo import TodoTool
+from tools.tool import Tool, ToolContext
 
 NAMES = ["bash", "read", "write", "edit", "glob", "grep", "ls", "git", "todo"]
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import git
 import pytest
 
-from tools.base import ToolContext
 from tools.filelist import glob_matcher
 from tools.search import GlobTool, GrepTool
+from tools.tool import ToolContext
 
 HAVE_RG = shutil.which("rg") is not None
 ENGINES = [

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tools.base import ToolContext
 from tools.todo import TodoTool
+from tools.tool import ToolContext
 
 
 async def test_plan_is_replaced_and_rendered(ctx: ToolContext) -> None:

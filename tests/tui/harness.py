@@ -10,8 +10,8 @@ from textual.pilot import Pilot
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets._collapsible import CollapsibleTitle
 
+from agent.faces.contract import ConnectRequest
 from agent.tui.app import BeeApp
-from agent.tui.core import ConnectRequest
 from tests.tui.scripted import ScriptedBackend
 
 SIZE = (100, 30)

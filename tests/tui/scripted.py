@@ -1,4 +1,4 @@
-"""A scripted agent for the TUI tests: it emits real ``agent.events`` from a script, asks real
+"""A scripted agent for the TUI tests: it emits real ``agent.loop.events`` from a script, asks real
 permission futures, and keeps its history in a real session file. Only the model is scripted.
 
 The backend around it is the real ``LocalBackend`` (sessions, profiles, server view, extras);
@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.config import Config
-from agent.events import (
+from agent.faces.contract import ConnectRequest, Core, Facts, Progress
+from agent.loop.events import (
     Event,
     EventSink,
     PermissionDecision,
@@ -26,10 +27,9 @@ from agent.events import (
     TurnFinished,
     TurnStats,
 )
-from agent.permissions import Permissions
-from agent.sessions import Session
+from agent.permissions.rules import Permissions
+from agent.sessions.store import Session
 from agent.tui.backend import LocalBackend
-from agent.tui.core import ConnectRequest, Core, Facts, Progress
 
 ENDPOINT = "http://127.0.0.1:9/v1"  # never contacted: the scripted agent answers
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from textual.widgets import DataTable, OptionList, Static
 
-from agent.events import StepStats, TextDelta, ToolCallFinished, ToolCallStarted
-from agent.sessions import Session
+from agent.faces.contract import ConnectRequest
+from agent.loop.events import StepStats, TextDelta, ToolCallFinished, ToolCallStarted
+from agent.sessions.store import Session
 from agent.tui.bars import build_line
-from agent.tui.core import ConnectRequest
 from agent.tui.screens.info import PickScreen, TableScreen, TextScreen
 from agent.tui.widgets.server_panel import ServerPanel
 from tests.tui.harness import SIZE, line, make_app, running, send, shown, turn, until

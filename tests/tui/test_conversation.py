@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Collapsible, Markdown
 
-from agent.events import (
+from agent.loop.events import (
     ErrorEvent,
     Notice,
     ReasoningDelta,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.events import Notice, ReasoningDelta, TextDelta
+from agent.loop.events import Notice, ReasoningDelta, TextDelta
 from agent.tui import format as fmt
 from agent.tui.commands import parse
 from agent.tui.inbox import Inbox, coalesce

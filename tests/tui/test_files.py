@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.events import ToolCallFinished, ToolCallStarted
+from agent.loop.events import ToolCallFinished, ToolCallStarted
 from agent.tui.baseline import bench_report, measured_baseline
 from agent.tui.completion import complete, path_options
 from agent.tui.gitdiff import NotARepository, uncommitted
 from agent.tui.history import PromptHistory
 from agent.tui.undo import FileUndo
-from server.bench_stats import Sample, as_json, speedup_by_mode, summarize
+from server.bench.stats import Sample, as_json, speedup_by_mode, summarize
 
 
 def edit(undo: FileUndo, path: Path, content: str, name: str = "edit", error: bool = False) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.events import PermissionDecision, TextDelta
+from agent.loop.events import PermissionDecision, TextDelta
 from agent.tui.screens.permission import PermissionScreen
 from tests.tui.harness import running, send, shown, until
 from tests.tui.scripted import Ask, Hold, ScriptedBackend

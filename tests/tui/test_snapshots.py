@@ -10,7 +10,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from agent.events import (
+from agent.loop.events import (
     ErrorEvent,
     StepStats,
     TextDelta,

@@ -7,18 +7,18 @@ import subprocess
 import sys
 
 from agent.cli import OUTPUT_FORMATS
-from agent.headless import FORMATS
+from agent.faces.headless import FORMATS
 
 HEAVY = (
     "openai",
     "httpx",
     "mcp",
     "tiktoken",
-    "agent.app",
-    "agent.loop",
-    "server.supervise",
-    "server.detached",
-    "server.bench_stats",
+    "agent.runtime.assemble",
+    "agent.loop.agent",
+    "server.process.supervise",
+    "server.process.detached",
+    "server.bench.stats",
 )
 
 

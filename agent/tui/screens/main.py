@@ -20,7 +20,8 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from agent.events import (
+from agent.faces.contract import Core, ServerView
+from agent.loop.events import (
     ErrorEvent,
     Event,
     Notice,
@@ -34,7 +35,6 @@ from agent.events import (
     TurnFinished,
     TurnStats,
 )
-from agent.tui.core import Core, ServerView
 from agent.tui.history import PromptHistory
 from agent.tui.inbox import Inbox
 from agent.tui.screens.permission import PermissionScreen

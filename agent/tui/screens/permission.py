@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 from textual.widgets.button import ButtonVariant
 
-from agent.events import PermissionDecision, PermissionRequest
+from agent.loop.events import PermissionDecision, PermissionRequest
 from agent.tui.widgets.blocks import diff_content
 
 VERBS = {"edit": "change files", "execute": "run a command", "read": "read files"}

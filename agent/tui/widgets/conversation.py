@@ -13,8 +13,8 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
-from agent.events import ToolCallFinished, ToolCallStarted
-from agent.mentions import typed_part
+from agent.context.mentions import typed_part
+from agent.loop.events import ToolCallFinished, ToolCallStarted
 from agent.tui import format as fmt
 from agent.tui.widgets.blocks import Note, ToolBlock, UserMessage
 

@@ -10,7 +10,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Static
 
-from agent.tui.core import ServerView
+from agent.faces.contract import ServerView
 
 
 class ServerPanel(Vertical):

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from textual.content import Content
 from textual.widgets import Static
 
-from agent.events import TurnStats
+from agent.faces.contract import Facts, ServerView
+from agent.loop.events import TurnStats
 from agent.tui import format as fmt
-from agent.tui.core import Facts, ServerView
 from agent.tui.throughput import LiveRate, throughput_parts
 
 

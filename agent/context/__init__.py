@@ -1,0 +1,3 @@
+"""What goes into the prompt: the system prompt, project memory (AGENTS.md), attached files,
+compaction.
+"""

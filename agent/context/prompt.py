@@ -1,0 +1,208 @@
+"""What goes into the prompt: a short stable system prompt, token counts, and compaction.
+
+The server's prompt cache reuses the longest unchanged prefix, so everything here is byte-stable:
+no dates, counters or random ids, and compaction cuts at one boundary and leaves the rest verbatim.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from agent.sessions.store import message_text
+
+Message = dict[str, Any]
+
+COMPACT_AT = 0.8  # share of the context window in use that triggers compaction
+SUMMARY_PREFIX = "Summary of earlier conversation: "
+SUMMARY_INSTRUCTION = (
+    "Summarize this conversation for your own later use, in short bullet points: the user's "
+    "requests, what was done (files changed, commands run, their results), what is left to do, "
+    "and any fact needed to continue."
+)
+_CHARS_PER_TOKEN = 3.5  # offline estimate when no tokenizer is at hand
+_PER_MESSAGE = 4  # chat template tokens around each message (role markers, separators)
+_CACHE_LIMIT = 10_000
+# tiktoken fetches this file from the internet on first use; beecode only uses it when cached.
+_CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+_CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+
+
+def system_prompt(workspace: Path, memory: str, skills_catalogue: str) -> str:
+    text = "\n".join(
+        [
+            f"You are beecode, a coding agent working in {workspace}.",
+            "Act through tool calls; write prose only to report results or ask a question.",
+            "Read a file before you edit it.",
+            "Check your work: run, test or compile what you changed.",
+            "When the task is done, say in a sentence or two what you did.",
+        ]
+    )
+    if memory.strip():
+        text += "\n\n# Project instructions\n" + memory.strip()
+    if skills_catalogue.strip():
+        text += "\n\n# Skills\n" + skills_catalogue.strip()
+    return text
+
+
+@functools.cache
+def _cached_cl100k() -> Any | None:
+    """tiktoken's cl100k_base when its file is in tiktoken's cache already, else None."""
+    env = os.environ
+    cache = env.get("TIKTOKEN_CACHE_DIR", env.get("DATA_GYM_CACHE_DIR"))
+    if cache is None:
+        cache = os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    if not cache:  # "" disables tiktoken's cache: it would download every time
+        return None
+    path = Path(cache) / hashlib.sha1(_CL100K_URL.encode()).hexdigest()
+    try:
+        # A file that fails tiktoken's hash check would make it download again: check first.
+        if hashlib.sha256(path.read_bytes()).hexdigest() != _CL100K_SHA256:
+            return None
+        import tiktoken
+
+        return tiktoken.get_encoding("cl100k_base")
+    except Exception:
+        return None
+
+
+class TokenCounter:
+    """Token counts: exact from the server's /tokenize, else tiktoken (if cached) or chars/3.5.
+
+    Counts are cached per text, so counting a growing history costs one request per new message.
+    After a failed request the counter stays offline (``exact`` turns False) rather than wait on
+    a dead server for every message.
+    """
+
+    def __init__(
+        self, base_url: str | None, *, api_key: str | None = None, timeout_s: float = 5.0
+    ) -> None:
+        """base_url: the server's, with or without /v1; None counts offline only."""
+        root = (base_url or "").rstrip("/")
+        self._root = root.removesuffix("/v1") or None
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(timeout=timeout_s, headers=headers) if self._root else None
+        self._counts: dict[str, int] = {}
+        self.exact = self._client is not None
+
+    def count_text(self, text: str) -> int:
+        if not text:
+            return 0
+        count = self._counts.get(text)
+        if count is None:
+            count = self._server_count(text) if self.exact else None
+            if count is None:
+                count = self._estimate(text)
+            if len(self._counts) >= _CACHE_LIMIT:
+                self._counts.clear()
+            self._counts[text] = count
+        return count
+
+    def count_messages(self, messages: list[Message]) -> int:
+        return sum(_PER_MESSAGE + sum(map(self.count_text, _texts(m))) for m in messages)
+
+    def count_tools(self, schemas: list[dict[str, Any]]) -> int:
+        return self.count_text(json.dumps(schemas, separators=(",", ":")))
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+
+    def _server_count(self, text: str) -> int | None:
+        assert self._client is not None
+        body = {"content": text, "add_special": False, "parse_special": False}
+        try:
+            reply = self._client.post(f"{self._root}/tokenize", json=body)
+            reply.raise_for_status()
+            tokens = reply.json()["tokens"]
+            if not isinstance(tokens, list):
+                raise TypeError("tokens is not a list")
+            return len(tokens)
+        except (httpx.HTTPError, ValueError, KeyError, TypeError):
+            self.exact = False
+            return None
+
+    @staticmethod
+    def _estimate(text: str) -> int:
+        encoding = _cached_cl100k()
+        if encoding is not None:
+            return len(encoding.encode(text, disallowed_special=()))
+        return math.ceil(len(text) / _CHARS_PER_TOKEN)
+
+
+def _texts(message: Message) -> list[str]:
+    texts = [str(message.get("role", "")), message_text(message)]
+    texts.append(str(message.get("reasoning_content") or ""))
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {} if isinstance(call, dict) else {}
+        texts += [str(function.get("name", "")), str(function.get("arguments", ""))]
+    return texts
+
+
+def should_compact(used_tokens: int, n_ctx: int) -> bool:
+    return n_ctx > 0 and used_tokens >= COMPACT_AT * n_ctx
+
+
+async def compact(
+    messages: list[Message],
+    summarize: Callable[[list[Message]], Awaitable[str]],
+    keep_recent: int = 6,
+) -> list[Message]:
+    """The system message, one summary of the middle, and the last keep_recent messages verbatim.
+
+    The boundary moves back so no tool result is parted from the call that asked for it; when that
+    leaves nothing to summarize (one long tool round), the messages come back unchanged and the
+    caller has to trim tool results instead (``trim_tool_result``).
+    """
+    head = messages[:1] if messages and messages[0].get("role") == "system" else []
+    body = messages[len(head) :]
+    boundary = max(len(body) - keep_recent, 0)
+    while 0 < boundary < len(body) and body[boundary].get("role") == "tool":
+        boundary -= 1
+    if boundary <= 0:
+        return list(messages)
+    old, recent = body[:boundary], body[boundary:]
+    note = SUMMARY_PREFIX + (await summarize(old)).strip()
+    first = recent[0] if recent else {}
+    if first.get("role") == "user" and isinstance(first.get("content"), str):
+        # Some chat templates reject two user messages in a row: fold the summary into the next.
+        return [*head, {**first, "content": f"{note}\n\n{first['content']}"}, *recent[1:]]
+    return [*head, {"role": "user", "content": note}, *recent]
+
+
+def summary_request(old: list[Message], max_chars: int = 12_000) -> list[Message]:
+    """Messages asking the model to summarize ``old``, as a transcript of at most max_chars."""
+    lines = []
+    for message in old:
+        role = str(message.get("role", "?"))
+        text = message_text(message)
+        if role == "tool":
+            text = trim_tool_result(text, 1_000)
+        if text:
+            lines.append(f"{role}: {text}")
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            lines.append(f"{role} called {function.get('name')}({function.get('arguments')})")
+    transcript = trim_tool_result("\n".join(lines), max_chars)
+    return [
+        {"role": "system", "content": SUMMARY_INSTRUCTION},
+        {"role": "user", "content": transcript},
+    ]
+
+
+def trim_tool_result(text: str, max_chars: int) -> str:
+    """At most about max_chars: the head and the tail kept, the middle counted and dropped."""
+    if len(text) <= max_chars:
+        return text
+    keep = max(max_chars - 48, 0)
+    head, tail = text[: keep - keep // 2], text[len(text) - keep // 2 :]
+    return f"{head}\n[... {len(text) - keep} characters omitted ...]\n{tail}"

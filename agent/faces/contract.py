@@ -1,0 +1,111 @@
+"""What the TUI needs from the agent side, as small Protocols and plain records.
+
+The app drives any object meeting these (the real agent through ``backend.LocalBackend``, a scripted
+one in tests). Nothing here imports Textual: it is the one contract between the face and the core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from agent.loop.events import EventSink, TurnFinished
+
+MODES = ("ask", "auto-edit", "yolo", "plan")
+
+
+class TurnRunner(Protocol):
+    """The agent loop as the app sees it (``agent.loop.agent.Agent``)."""
+
+    messages: list[dict[str, Any]]
+
+    async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished: ...
+
+    def cancel(self) -> None: ...
+
+
+class ModeHolder(Protocol):
+    """The permission mode, settable at run time (``agent.permissions.rules.Permissions``)."""
+
+    mode: str
+
+
+@dataclass
+class Facts:
+    """What the status line shows about the model; ``None`` where it is not known."""
+
+    model: str
+    profile: str | None = None
+    n_ctx: int | None = None
+    baseline_tok_s: float | None = None  # the profile's measured no-speculation decode speed
+
+
+@dataclass
+class Core:
+    """A connected agent and what belongs with it; the backend builds one off the UI thread."""
+
+    agent: TurnRunner
+    facts: Facts
+    permissions: ModeHolder | None = None
+    session_id: str | None = None
+    # Commands that only exist in some cores; absent ones say so instead of faking it.
+    compact: Callable[[], Any] | None = None  # an async callable returning a one-line summary
+
+
+@dataclass(frozen=True)
+class ConnectRequest:
+    resume: str | None = None  # a session id to reopen
+    continue_latest: bool = False
+    profile: str | None = None  # switch the managed server to this profile first
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    id: str
+    title: str
+    updated: str
+    n_messages: int
+
+
+@dataclass(frozen=True)
+class ServerView:
+    """The server as the status line and the server panel show it."""
+
+    state: str  # "up", "down", "starting", "external", "failed"
+    url: str | None = None
+    profile: str | None = None
+    engine: str | None = None
+    command: list[str] = field(default_factory=list)
+    log_tail: list[str] = field(default_factory=list)
+    can_restart: bool = False
+
+
+# (key, line): progress of a long step; a later line with the same key replaces the earlier one.
+Progress = Callable[[str, str], None]
+
+
+class Backend(Protocol):
+    """Where cores come from and what surrounds them. Every method may block: the app calls
+    them from thread workers, never on the UI thread."""
+
+    workspace: Path
+
+    def connect(self, request: ConnectRequest, progress: Progress) -> Core: ...
+
+    def sessions(self) -> list[SessionRow]: ...
+
+    def profiles(self) -> list[str]: ...
+
+    def server(self, log_lines: int) -> ServerView: ...
+
+    def restart_server(self, progress: Progress) -> None: ...
+
+    def shutdown(self) -> None:
+        """Stop what this app started (a managed server), leave the rest running."""
+        ...
+
+    def extras(self, what: str) -> list[str]:
+        """What is available for /mcp or /skills; empty when that feature is not there."""
+        ...

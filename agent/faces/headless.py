@@ -1,0 +1,177 @@
+"""``beecode -p TASK``: one task to completion, for scripts, CI and the benchmarks.
+
+Output formats: ``text`` (the answer on stdout; tool calls and a stats line on stderr),
+``json`` (one object: result, stop_reason, turns, tool_calls, session_id) and ``stream-json``
+(every event as one JSON line, then the same result object with ``"type": "result"``).
+
+Nobody is there to answer a permission prompt, so a call the permission mode would ask about is
+denied, with a note on stderr and a message telling the model why. Pick the mode that fits the
+task: ``--permission-mode auto-edit`` (edits run), ``yolo`` (everything runs), or allow rules.
+
+Exit status: 0 done, 1 error, 2 usage, 3 stopped by the step limit or repeated tool failures,
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from agent.config import Config, ignored_note
+from agent.loop.agent import Agent
+from agent.loop.events import (
+    Event,
+    PermissionDecision,
+    PermissionRequest,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStats,
+)
+from agent.runtime.assemble import AppError, build_agent
+from agent.sessions.store import SessionError
+from server.errors import ServerError
+
+FORMATS = ("text", "json", "stream-json")
+EXIT = {"done": 0, "error": 1, "max_steps": 3, "tool_failures": 3, "cancelled": 130}
+HEADLESS_DENIAL = (
+    "No user is present to approve this (headless run); it was not run. "
+    "Do without it, or finish and say what you would need."
+)
+
+
+def stats_line(turns: list[TurnStats]) -> str:
+    """One line of the turn's figures for stderr."""
+    if not turns:
+        return "no model requests"
+    prompt = sum(t.prompt_n + t.cache_n for t in turns)
+    cached = sum(t.cache_n for t in turns)
+    out = sum(t.predicted_n for t in turns)
+    decode = [t.decode_tok_s for t in turns if t.decode_tok_s]
+    rate = f" at {sum(decode) / len(decode):.1f} tok/s" if decode else ""
+    sources = "server" if all(t.source == "server" for t in turns) else "client-measured"
+    return (
+        f"{len(turns)} requests · {prompt} prompt tokens ({cached / prompt:.0%} cached) · "
+        f"{out} tokens{rate} · {sum(t.wall_s for t in turns):.1f} s ({sources} timings)"
+        if prompt
+        else f"{len(turns)} requests · {out} tokens{rate} ({sources} timings)"
+    )
+
+
+def event_json(event: Event) -> dict[str, Any]:
+    """An event as a JSON object: {"type": snake_case class name, ...fields}."""
+    name = type(event).__name__
+    kind = "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+    fields = {
+        f.name: getattr(event, f.name) for f in dataclasses.fields(event) if f.name != "future"
+    }
+    return {"type": kind, **json.loads(json.dumps(fields, default=_plain))}
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    return str(value)
+
+
+class HeadlessFace:
+    """Renders events for a terminal or a pipe and answers permission requests with a denial."""
+
+    def __init__(self, output_format: str, out: TextIO, err: TextIO) -> None:
+        self.format, self.out, self.err = output_format, out, err
+        self.tool_calls: dict[str, dict[str, Any]] = {}
+
+    def emit(self, event: Event) -> None:
+        if self.format == "stream-json":
+            print(json.dumps(event_json(event), ensure_ascii=False), file=self.out, flush=True)
+        match event:
+            case PermissionRequest():
+                print(
+                    f"beecode: denied {event.tool}({event.subject[:80]}): a headless run cannot "
+                    "ask; allow it with --permission-mode or an allow rule",
+                    file=self.err,
+                )
+                event.future.set_result(PermissionDecision("deny_with_message", HEADLESS_DENIAL))
+            case ToolCallStarted():
+                self.tool_calls[event.call_id] = {
+                    "id": event.call_id,
+                    "name": event.name,
+                    "arguments": event.arguments,
+                }
+                if self.format == "text":
+                    print(f"→ {event.name} {json.dumps(event.arguments)[:160]}", file=self.err)
+            case ToolCallFinished():
+                self.tool_calls.setdefault(event.call_id, {"id": event.call_id, "name": event.name})
+                self.tool_calls[event.call_id].update(
+                    output=event.output, is_error=event.is_error, duration_s=event.duration_s
+                )
+
+    def finish(self, finished: TurnFinished, session_id: str) -> None:
+        result = {
+            "result": finished.final_text,
+            "stop_reason": finished.stop_reason,
+            "turns": [dataclasses.asdict(s) for s in finished.stats],
+            "tool_calls": list(self.tool_calls.values()),
+            "session_id": session_id,
+        }
+        if self.format == "json":
+            print(json.dumps(result, ensure_ascii=False), file=self.out)
+        elif self.format == "stream-json":
+            print(json.dumps({"type": "result", **result}, ensure_ascii=False), file=self.out)
+        else:
+            if finished.stop_reason == "done":
+                print(finished.final_text, file=self.out)
+            else:
+                print(f"beecode: {finished.final_text}", file=self.err)
+            print(f"{stats_line(finished.stats)} · session {session_id}", file=self.err)
+
+
+async def _run(agent: Agent, task: str, face: HeadlessFace) -> TurnFinished:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, agent.cancel)
+    return await agent.run_turn(task, face.emit)
+
+
+def run_headless(
+    task: str,
+    config: Config,
+    output_format: str = "text",
+    *,
+    workspace: Path | None = None,
+    resume: str | None = None,
+    continue_latest: bool = False,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
+    if (note := ignored_note(config)) is not None:
+        print(f"beecode: {note}", file=err)
+    try:
+        agent = build_agent(
+            workspace or Path.cwd(),
+            config,
+            resume=resume,
+            continue_latest=continue_latest,
+            progress=lambda line: print(f"beecode: {line}", file=err),
+        )
+    except (AppError, SessionError, ServerError) as e:
+        print(f"beecode: {e}", file=err)
+        return 1
+    return run_agent(agent, task, output_format, out, err)
+
+
+def run_agent(agent: Agent, task: str, output_format: str, out: TextIO, err: TextIO) -> int:
+    """Run one task on a built agent and render it; returns the exit status."""
+    face = HeadlessFace(output_format, out, err)
+    try:
+        finished = asyncio.run(_run(agent, task, face))
+    finally:
+        agent.close()
+    face.finish(finished, agent.session.id)
+    return EXIT[finished.stop_reason]

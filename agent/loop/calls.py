@@ -1,0 +1,161 @@
+"""Running one reply's tool calls: refuse invalid ones, ask permission, execute, report.
+
+Calls run in the order the model gave them, except that consecutive read-only calls run
+together (``asyncio.gather``). Results are recorded in call order. Every permission decision
+is logged to the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent.loop.events import (
+    EventSink,
+    PermissionDecision,
+    PermissionRequest,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from agent.model.reply import Call
+from agent.permissions.rules import Permissions
+from agent.sessions.store import Session
+from tools.files import small_text, unified_diff
+from tools.registry import ToolRegistry
+from tools.tool import Tool, ToolContext, ToolResult
+
+Record = Callable[[Call, ToolResult], None]
+PREVIEW_MAX_BYTES = 1_000_000  # bigger files are previewed by their arguments, not a diff
+
+
+class CallRunner:
+    def __init__(
+        self, registry: ToolRegistry, permissions: Permissions, ctx: ToolContext, session: Session
+    ) -> None:
+        self.registry, self.permissions, self.ctx, self.session = (
+            registry,
+            permissions,
+            ctx,
+            session,
+        )
+
+    async def run(self, calls: list[Call], emit: EventSink, record: Record) -> None:
+        reads: list[tuple[Call, Tool]] = []
+
+        async def flush() -> None:
+            results = await asyncio.gather(*(self._execute(c, t, emit) for c, t in reads))
+            for (call, _), result in zip(reads, results, strict=True):
+                record(call, result)
+            reads.clear()
+
+        for call in calls:
+            tool = self.registry.get(call.name)
+            if tool is None or call.error:
+                await flush()
+                record(call, _refuse(call, call.error or f"unknown tool {call.name!r}", emit))
+                continue
+            denial = await self._admit(call, tool, emit)
+            if denial is not None:
+                await flush()
+                record(call, _refuse(call, denial, emit))
+            elif tool.kind(self._args(call)) == "read":
+                reads.append((call, tool))
+            else:
+                await flush()
+                record(call, await self._execute(call, tool, emit))
+        await flush()
+
+    @staticmethod
+    def _args(call: Call) -> dict[str, Any]:
+        return call.arguments or {}
+
+    async def _admit(self, call: Call, tool: Tool, emit: EventSink) -> str | None:
+        """None when the call may run, else why not (told to the model)."""
+        args = self._args(call)
+        kind, subject = tool.kind(args), tool.subject(args)
+        decision = self.permissions.check(call.name, kind, subject, tool.paths(args))
+        verdict, reason = decision.verdict, decision.reason
+        if verdict == "ask":
+            future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
+            shown = preview(args, self.ctx.workspace)
+            emit(PermissionRequest(call.id, call.name, kind, subject, shown, future))
+            answer = await future
+            verdict = "allow" if answer.choice in ("allow_once", "allow_always") else "deny"
+            reason = f"user: {answer.choice}"
+            if answer.choice == "allow_always":
+                reason += " " + self.permissions.allow_always(call.name, subject)
+            elif answer.choice == "deny_with_message" and answer.message:
+                reason = f"the user said: {answer.message}"
+        if verdict == "allow":
+            # An approved path outside the workspace becomes a root the file tools accept.
+            self.ctx.extra_roots += self.permissions.outside(tool.paths(args))
+        self.session.append(
+            {
+                "type": "permission",
+                "call_id": call.id,
+                "tool": call.name,
+                "subject": subject,
+                "verdict": verdict,
+                "reason": reason,
+            }
+        )
+        return None if verdict == "allow" else f"permission denied ({reason})"
+
+    async def _execute(self, call: Call, tool: Tool, emit: EventSink) -> ToolResult:
+        emit(ToolCallStarted(call.id, call.name, self._args(call)))
+        start = time.monotonic()
+        try:
+            result = await tool.run(self._args(call), self.ctx)
+        except Exception as e:  # a tool bug must not end the session; the model hears of it
+            result = ToolResult(
+                f"Error: {call.name} failed: {type(e).__name__}: {e}", is_error=True
+            )
+        emit(
+            ToolCallFinished(
+                call.id,
+                call.name,
+                result.output,
+                result.is_error,
+                time.monotonic() - start,
+                result.meta,
+            )
+        )
+        return result
+
+
+def _refuse(call: Call, problem: str, emit: EventSink) -> ToolResult:
+    result = ToolResult(f"Error: {problem}. Fix the call and try again.", is_error=True)
+    emit(ToolCallStarted(call.id, call.name, call.arguments or {}))
+    emit(ToolCallFinished(call.id, call.name, result.output, True, 0.0))
+    return result
+
+
+def preview(args: dict[str, Any], workspace: Path) -> str:
+    """What a call will do, for the permission prompt: the command, the diff a write or edit
+    would make to the file, or the arguments."""
+    if isinstance(args.get("command"), str):
+        return str(args["command"])
+    old, new = _text_arg(args, "old"), _text_arg(args, "new")
+    path = args.get("path")
+    if isinstance(path, str):
+        full = workspace / Path(path).expanduser()
+        before = small_text(full, PREVIEW_MAX_BYTES)
+        after = args.get("content") if isinstance(args.get("content"), str) else None
+        if after is None and before and old and new is not None and old in before:
+            after = before.replace(old, new, -1 if args.get("replace_all") else 1)
+        if after is not None:
+            return unified_diff(before or "", str(after), path, created=not full.exists())
+    if old is not None and new is not None:
+        diff = difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=2)
+        return "\n".join(list(diff)[2:])
+    return json.dumps(args, indent=1, ensure_ascii=False)[:2000]
+
+
+def _text_arg(args: dict[str, Any], name: str) -> str | None:
+    found = (args.get(k) for k in (name, f"{name}_string", f"{name}_text"))
+    return next((value for value in found if isinstance(value, str)), None)

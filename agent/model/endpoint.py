@@ -1,0 +1,283 @@
+"""The model behind the agent: an OpenAI-compatible chat endpoint, streamed as typed chunks.
+
+``OpenAIChatModel`` talks to llama-server (or any OpenAI-compatible endpoint) through the
+``openai`` SDK. It yields text, reasoning and tool-call fragments as they arrive and ends every
+stream with a ``StreamEnd`` carrying the request's ``TurnStats``: the server's own ``timings``
+when it sends them, client-side measurements otherwise. Errors become one-line ``ModelError``s;
+a prompt larger than the context becomes ``ContextOverflow`` so the loop can compact.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Collection
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import openai
+
+from agent.loop.events import TurnStats
+from agent.steps.schema import step_response_format, step_tools
+
+
+class ModelError(Exception):
+    """The model endpoint failed; the message is one line, fit for the user."""
+
+
+class ContextOverflow(ModelError):
+    """The request did not fit the server's context window."""
+
+    def __init__(self, message: str, n_prompt_tokens: int | None, n_ctx: int | None) -> None:
+        super().__init__(message)
+        self.n_prompt_tokens = n_prompt_tokens
+        self.n_ctx = n_ctx
+
+
+@dataclass(frozen=True)
+class TextPiece:
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningPiece:
+    text: str
+
+
+@dataclass(frozen=True)
+class CallPiece:
+    """One fragment of a streamed tool call; fragments with the same index form one call."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+
+
+@dataclass(frozen=True)
+class StreamEnd:
+    finish_reason: str | None
+    stats: TurnStats
+
+
+ModelChunk = TextPiece | ReasoningPiece | CallPiece | StreamEnd
+
+
+class ChatModel(Protocol):
+    def stream(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        constrained: bool,
+        allowed: Collection[str] | None = None,
+    ) -> AsyncIterator[ModelChunk]:
+        """One model request. ``constrained``: force the reply into one step object
+        (``agent.steps.schema``), for models too small to call tools reliably. ``allowed``: the
+        names that step may call, ``answer`` among them when it may answer (None: every tool
+        and the answer). The template still describes them all, so the prompt prefix stays
+        the same from step to step."""
+        ...
+
+
+class _Clock:
+    """Client-side figures for endpoints that send no ``timings``."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+        self.first: float | None = None
+        self.last: float | None = None
+        self.deltas = 0
+
+    def tick(self) -> None:
+        now = time.monotonic()
+        self.first = self.first if self.first is not None else now
+        self.last = now
+        self.deltas += 1
+
+    def wall(self) -> float:
+        return time.monotonic() - self.start
+
+
+def turn_stats(
+    timings: dict[str, Any] | None, usage: dict[str, Any] | None, clock: _Clock
+) -> TurnStats:
+    """Stats from the server's ``timings`` (source "server") or from usage and the clock."""
+    if timings:
+        draft_n = timings.get("draft_n")
+        return TurnStats(
+            source="server",
+            decode_tok_s=float(timings.get("predicted_per_second") or 0.0),
+            predicted_n=int(timings.get("predicted_n") or 0),
+            prompt_n=int(timings.get("prompt_n") or 0),
+            cache_n=int(timings.get("cache_n") or 0),
+            draft_n=int(draft_n) if draft_n is not None else None,
+            draft_accepted=int(timings.get("draft_n_accepted") or 0)
+            if draft_n is not None
+            else None,
+            wall_s=clock.wall(),
+        )
+    usage = usage or {}
+    details = usage.get("prompt_tokens_details") or {}
+    cached = int(details.get("cached_tokens") or 0)
+    predicted = int(usage.get("completion_tokens") or clock.deltas)
+    span = (clock.last - clock.first) if clock.first is not None and clock.last is not None else 0.0
+    return TurnStats(
+        source="client",
+        # The first token is free (it ends the prefill), so the rate counts the ones after it.
+        decode_tok_s=(predicted - 1) / span if span > 0 and predicted > 1 else 0.0,
+        predicted_n=predicted,
+        prompt_n=max(int(usage.get("prompt_tokens") or 0) - cached, 0),
+        cache_n=cached,
+        draft_n=None,
+        draft_accepted=None,
+        wall_s=clock.wall(),
+    )
+
+
+def _error(body: object, fallback: str) -> ModelError:
+    """llama-server's ``{"error": {"code", "message", "type"}}`` as a typed one-line error."""
+    err = body.get("error", body) if isinstance(body, dict) else None
+    if not isinstance(err, dict):
+        return ModelError(" ".join(fallback.split()))
+    message = " ".join(str(err.get("message") or fallback).split())
+    if err.get("type") == "exceed_context_size_error":
+        n_prompt, n_ctx = err.get("n_prompt_tokens"), err.get("n_ctx")
+        return ContextOverflow(
+            message,
+            n_prompt if isinstance(n_prompt, int) else None,
+            n_ctx if isinstance(n_ctx, int) else None,
+        )
+    code = err.get("code")
+    return ModelError(
+        f"model server error {code}: {message}" if code else f"model server error: {message}"
+    )
+
+
+class OpenAIChatModel:
+    """A streaming chat model behind an OpenAI-compatible endpoint (llama-server)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        model: str | None = None,
+        temperature: float | None = None,
+        top_p: float | None = None,
+        top_k: int | None = None,
+        max_tokens: int = 4096,
+    ) -> None:
+        url = base_url.rstrip("/")
+        self.base_url = url if url.endswith("/v1") else url + "/v1"
+        # Local servers ignore the key, but the SDK insists on one.
+        self._client = openai.AsyncOpenAI(
+            base_url=self.base_url, api_key=api_key or "none", max_retries=0, timeout=3600
+        )
+        self._model = model or "local"
+        self._sampling: dict[str, Any] = {
+            k: v for k, v in (("temperature", temperature), ("top_p", top_p)) if v is not None
+        }
+        self._extra: dict[str, Any] = {"top_k": top_k} if top_k is not None else {}
+        self._max_tokens = max_tokens
+
+    def _request(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        constrained: bool,
+        allowed: Collection[str] | None,
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": self._model,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "max_tokens": self._max_tokens,
+            **self._sampling,
+        }
+        if constrained:
+            # The tools go too, so the chat template describes them (and the answer step).
+            described = request["tools"] = step_tools(tools)
+            callable_now = [
+                t for t in described if allowed is None or t["function"]["name"] in allowed
+            ]
+            request["response_format"] = step_response_format(callable_now)
+        elif tools:
+            request["tools"] = tools
+        if self._extra:
+            request["extra_body"] = self._extra
+        return request
+
+    async def stream(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        constrained: bool,
+        allowed: Collection[str] | None = None,
+    ) -> AsyncIterator[ModelChunk]:
+        clock = _Clock()
+        finish: str | None = None
+        timings: dict[str, Any] | None = None
+        usage: dict[str, Any] | None = None
+        request = self._request(messages, tools, constrained, allowed)
+        try:
+            # The chunks are read as plain JSON: the SDK's parsed stream builds a pydantic object
+            # per token, which cost more than all the agent's other per-token work together and
+            # fell behind a 2,000 tok/s stream (benchmarks/agent_overhead.py --paced).
+            async with self._client.chat.completions.with_streaming_response.create(
+                **request
+            ) as response:
+                async for data in _sse_objects(response.iter_lines()):
+                    timings = data.get("timings") or timings
+                    usage = data.get("usage") or usage
+                    for choice in data.get("choices") or []:
+                        finish = choice.get("finish_reason") or finish
+                        for piece in _pieces(choice.get("delta") or {}):
+                            clock.tick()
+                            yield piece
+        except openai.APIConnectionError as e:
+            raise ModelError(f"cannot reach the model server at {self.base_url}: {e}") from None
+        except openai.APIError as e:
+            # HTTP errors: the SDK hands over the inner error object as the body.
+            raise _error(e.body, e.message) from None
+        yield StreamEnd(finish, turn_stats(timings, usage, clock))
+
+
+async def _sse_objects(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:
+    """The JSON objects of an OpenAI-style event stream up to ``[DONE]``. An error sent
+    mid-stream as ``data: {"error": ...}`` raises as a one-line ``ModelError``."""
+    async for line in lines:
+        if not line.startswith("data:"):
+            continue  # blank separators, comments, event names
+        payload = line[5:].strip()
+        if payload == "[DONE]":
+            return
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            raise ModelError(f"the model server sent a bad event: {payload[:80]}") from None
+        if isinstance(data, dict) and data.get("error"):
+            raise _error(data, str(data["error"]))
+        if isinstance(data, dict):
+            yield data
+
+
+def _pieces(delta: dict[str, Any]) -> list[ModelChunk]:
+    pieces: list[ModelChunk] = []
+    if delta.get("reasoning_content"):
+        pieces.append(ReasoningPiece(delta["reasoning_content"]))
+    if delta.get("content"):
+        pieces.append(TextPiece(delta["content"]))
+    for call in delta.get("tool_calls") or []:
+        function = call.get("function") or {}
+        pieces.append(
+            CallPiece(
+                index=int(call.get("index") or 0),
+                id=call.get("id"),
+                name=function.get("name"),
+                arguments=function.get("arguments") or "",
+            )
+        )
+    return pieces

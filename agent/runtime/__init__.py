@@ -1,0 +1,1 @@
+"""Assembling a working agent from config: model, tools, permissions, session, system prompt."""

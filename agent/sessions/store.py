@@ -1,0 +1,263 @@
+"""Sessions on disk: one JSONL file per session, one record per line, fsync'd per record.
+
+A kill -9 loses at most the record being written. Records (each gets "ts", UTC ISO, if missing):
+  {"type": "meta", "id", "workspace", "started", "beecode"}   first line, written by create()
+  {"type": "message", "message": {OpenAI chat message}}
+  {"type": "compaction", "messages": [the whole history after compacting]}
+  {"type": "permission" | "stats" | ..., ...}                 kept for the log, not the history
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from agent.context.mentions import typed_part
+from server.paths import data_dir
+
+_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
+INTERRUPTED = "interrupted: the session ended before this call finished; its effects are unknown"
+_TITLE_CHARS = 60
+
+
+class SessionError(Exception):
+    """A session that does not exist, or a session file that cannot be read or written."""
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    workspace: Path
+    started: str  # UTC ISO time
+    updated: float  # file mtime (epoch seconds)
+    title: str  # the first user message, shortened to one line
+    n_messages: int
+    path: Path
+
+
+def sessions_dir() -> Path:
+    path = data_dir() / "sessions"
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _beecode_version() -> str:
+    try:
+        return version("beecode")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """Every complete record of a session file; torn or garbled lines are skipped."""
+    records = []
+    with path.open("rb") as file:
+        for line in file:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+    return records
+
+
+class Session:
+    def __init__(self, session_id: str, path: Path, workspace: Path) -> None:
+        self.id = session_id
+        self.path = path
+        self.workspace = workspace
+        self._checked_tail = False
+
+    @classmethod
+    def create(cls, workspace: Path) -> Session:
+        workspace = workspace.resolve()
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        try:
+            while True:  # ids are unique by construction: O_EXCL refuses an existing file
+                session_id = f"{stamp}-{secrets.token_hex(2)}"
+                path = sessions_dir() / f"{session_id}.jsonl"
+                try:
+                    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                    break
+                except FileExistsError:
+                    continue
+        except OSError as err:
+            raise SessionError(f"cannot create a session file: {err}") from None
+        session = cls(session_id, path, workspace)
+        session.append(
+            {
+                "type": "meta",
+                "id": session_id,
+                "workspace": str(workspace),
+                "started": _now(),
+                "beecode": _beecode_version(),
+            }
+        )
+        return session
+
+    @classmethod
+    def open(cls, session_id: str) -> Session:
+        path = sessions_dir() / f"{session_id}.jsonl"
+        if not _ID.fullmatch(session_id) or not path.is_file():
+            raise SessionError(f"no session {session_id!r}; `beecode sessions` lists them")
+        meta = _meta(path)
+        if meta is None:
+            raise SessionError(f"session {session_id} has no meta record: {path} is damaged")
+        return cls(session_id, path, Path(meta["workspace"]))
+
+    @classmethod
+    def latest(cls, workspace: Path) -> Session | None:
+        """The workspace's most recently written session, for --continue."""
+        found = _session_files(workspace)
+        return cls.open(found[0][0].stem) if found else None
+
+    def append(self, record: dict[str, Any]) -> None:
+        if "type" not in record:
+            raise ValueError("a session record needs a type")
+        line = json.dumps({**record, "ts": record.get("ts") or _now()}, ensure_ascii=False)
+        data = line.encode() + b"\n"
+        if not self._checked_tail:
+            # A kill mid-write leaves a line without its newline; start on a fresh line so the
+            # torn record stays one skipped line instead of corrupting this one.
+            self._checked_tail = True
+            if self.path.stat().st_size and not self._ends_with_newline():
+                data = b"\n" + data
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as err:
+            raise SessionError(f"cannot write {self.path}: {err.strerror}") from None
+
+    def append_message(self, message: dict[str, Any]) -> None:
+        self.append({"type": "message", "message": message})
+
+    def messages(self) -> list[dict[str, Any]]:
+        """The OpenAI history: messages in order, restarted at each compaction, repaired."""
+        history: list[dict[str, Any]] = []
+        for record in read_records(self.path):
+            if record.get("type") == "compaction" and isinstance(record.get("messages"), list):
+                history = [m for m in record["messages"] if isinstance(m, dict)]
+            elif (message := message_of(record)) is not None:
+                history.append(message)
+        return repair_tool_calls(history)
+
+    def _ends_with_newline(self) -> bool:
+        with self.path.open("rb") as file:
+            file.seek(-1, os.SEEK_END)
+            return file.read(1) == b"\n"
+
+
+def message_of(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The chat message a "message" record holds (also accepts the message's fields inline)."""
+    if record.get("type") != "message":
+        return None
+    message = record.get("message")
+    if isinstance(message, dict):
+        return message
+    inline = {k: v for k, v in record.items() if k not in ("type", "ts")}
+    return inline if "role" in inline else None
+
+
+def repair_tool_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Make the history valid for the server after a kill or cancel mid-turn.
+
+    Every assistant tool call gets its result right after the assistant message: results that
+    never came are completed with the same fixed "interrupted" text (byte-stable, so the prompt
+    cache still matches on the next rebuild); tool results that answer no call are dropped.
+    """
+    repaired: list[dict[str, Any]] = []
+    index = 0
+    while index < len(history):
+        message = history[index]
+        index += 1
+        if message.get("role") == "tool":
+            continue  # an orphan: its call was already answered or never made
+        repaired.append(message)
+        calls = [c.get("id") for c in message.get("tool_calls") or [] if isinstance(c, dict)]
+        if message.get("role") != "assistant" or not calls:
+            continue
+        results: dict[Any, dict[str, Any]] = {}
+        while index < len(history) and history[index].get("role") == "tool":
+            result = history[index]
+            results.setdefault(result.get("tool_call_id"), result)
+            index += 1
+        for call_id in calls:
+            missing = {"role": "tool", "tool_call_id": call_id, "content": INTERRUPTED}
+            repaired.append(results.get(call_id, missing))
+    return repaired
+
+
+def _meta(path: Path) -> dict[str, Any] | None:
+    with path.open("rb") as file:
+        try:
+            record = json.loads(file.readline())
+        except ValueError:
+            return None
+    ok = isinstance(record, dict) and record.get("type") == "meta" and "workspace" in record
+    return record if ok else None
+
+
+def _title(records: list[dict[str, Any]]) -> str:
+    for record in records:
+        message = message_of(record)
+        if message is not None and message.get("role") == "user":
+            text = " ".join(typed_part(message_text(message)).split())
+            return text if len(text) <= _TITLE_CHARS else text[: _TITLE_CHARS - 1] + "…"
+    return ""
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """A message's text content; of content parts, the text ones joined."""
+    content = message.get("content")
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return str(content or "")
+
+
+def _session_files(workspace: Path | None) -> list[tuple[Path, dict[str, Any]]]:
+    """(file, meta record) of each session, most recently written first; one workspace's only
+    when given."""
+    wanted = str(workspace.resolve()) if workspace is not None else None
+    found = []
+    for path in sessions_dir().glob("*.jsonl"):
+        meta = _meta(path) if _ID.fullmatch(path.stem) else None
+        if meta is not None and wanted in (None, meta["workspace"]):
+            found.append((path.stat().st_mtime, path.stem, path, meta))
+    return [(path, meta) for *_, path, meta in sorted(found, reverse=True)]
+
+
+def list_sessions(workspace: Path | None = None) -> list[SessionInfo]:
+    """Sessions, most recently written first; only the workspace's when one is given."""
+    infos = []
+    for path, meta in _session_files(workspace):
+        records = read_records(path)
+        infos.append(
+            SessionInfo(
+                id=path.stem,
+                workspace=Path(meta["workspace"]),
+                started=str(meta.get("started", "")),
+                updated=path.stat().st_mtime,
+                title=_title(records),
+                n_messages=sum(1 for r in records if message_of(r) is not None),
+                path=path,
+            )
+        )
+    return infos

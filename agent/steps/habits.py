@@ -1,0 +1,175 @@
+"""Work habits the loop enforces, because small local models do not keep them on their own.
+
+- Read before changing: an edit of an existing file the session has not read is refused, and the
+  refusal shows the file, so the next try can be right (small models overwrite files they never
+  looked at).
+- Do not loop: the same call with the same result is flagged the second time and ends the turn
+  the third time. In constrained mode a call that failed twice the same way also takes its tool
+  out of the steps that follow until a file changes, which forces a different action.
+- Check your work: in constrained mode, writing the same change twice takes the file tools out
+  of the next step (run or read it instead), and an answer right after a file change is set aside
+  once for a step that must be a tool call (small models claim results they never saw); so is an
+  answer while a call keeps failing (small models give up one step short of the fix).
+- Lose nothing: in constrained mode a write that would replace a file's content with text keeping
+  none of its lines must be sent twice (asked to add a function, a small model writes just it).
+- Know when to stop: a 0.5B model in constrained mode practically never picks the answer step;
+  it repeats its last successful call instead. That repeat (same call, same result) means it has
+  nothing left to do, so the turn ends with the model's report, asked for as an answer step.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent.model.reply import Call
+from tools.files import small_text
+from tools.registry import ToolRegistry
+from tools.tool import ToolResult
+
+SHOWN_FILE_BYTES = 4_000  # an unread file this small is shown in the refusal to change it
+MAX_REPEATS = 3  # the same call with the same result, before the turn stops
+REPEAT_NOTE = (
+    "\n[This exact call already failed this way. Do something different: read or fix the file"
+    " involved, or list the folder (ls) to see what is there.]"
+)
+DONE_NOTE = "\n[This exact call already ran, with this same result. If the task is done, answer.]"
+WRITTEN_NOTE = "\n[Already written. Now check it: run it with bash or read it. Or answer.]"
+FILE_TOOLS = frozenset({"write", "edit"})
+# Short on purpose: a small model copies the words of this request into its answer.
+REPORT_PROMPT = "Now answer me in one or two sentences."
+
+
+@dataclass
+class TurnWatch:
+    """One turn's record of results, for the repeat guard and the check before an answer."""
+
+    repeats: dict[str, tuple[int, bool]] = field(default_factory=dict)  # key -> (count, failed)
+    stuck: str | None = None  # why the turn must stop
+    unchecked_edit: bool = False  # a file changed and nothing ran or read since
+    nudged: bool = False
+    settled: bool = False  # a successful call was repeated with the same result
+    banned: frozenset[str] = frozenset()  # tools the next constrained step may not use
+    # Tools whose call failed twice the same way: they stay out of constrained steps until a
+    # file changes, since until then the same call would fail the same way.
+    failing: frozenset[str] = frozenset()
+    retried: bool = False
+
+    def observe(self, call: Call, kind: str | None, result: ToolResult) -> str:
+        """Record a result; returns a note to append to it for the model (or "")."""
+        failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
+        if not result.is_error:
+            self.unchecked_edit = kind == "edit"
+            self.failing = frozenset() if kind == "edit" else self.failing
+        # The same change twice is a repeat whatever it reports the second time ("created"
+        # became "already holds this content", or the old text is gone).
+        outcome = "" if kind == "edit" else result.output
+        key = f"{call.name} {json.dumps(call.arguments, sort_keys=True)} {outcome}"
+        count, first_failed = self.repeats.get(key, (0, failed))
+        count += 1
+        self.repeats[key] = (count, first_failed)
+        if count >= MAX_REPEATS and self.stuck is None:
+            self.stuck = (
+                f"Stopped: the same {call.name} call gave the same result {count} times: "
+                f"{result.output[:200]}"
+            )
+        if count != MAX_REPEATS - 1:
+            return ""
+        # A small model ignores a note; taking a tool away for one step it cannot ignore.
+        if first_failed and failed:
+            self.failing |= {call.name}
+            return REPEAT_NOTE
+        if self.unchecked_edit:  # the same change again: it means "done", but nothing checked it
+            self.banned = FILE_TOOLS
+            return WRITTEN_NOTE
+        self.settled = True
+        return DONE_NOTE
+
+    def take_banned(self) -> frozenset[str]:
+        """The tools the next constrained step may not use."""
+        banned, self.banned = self.banned, frozenset()
+        return banned | self.failing
+
+    def wants_retry(self) -> bool:
+        """True once per turn, when the model answers while a call of it keeps failing (a
+        small model gives up where one more step, the failing tool taken away, fixes it)."""
+        if not self.failing or self.retried:
+            return False
+        self.retried = True
+        return True
+
+    def wants_check(self) -> bool:
+        """True once per turn, when the model answers right after changing a file."""
+        if not self.unchecked_edit or self.nudged:
+            return False
+        self.nudged = True
+        return True
+
+
+class ReadLedger:
+    """Files the session has read or written, so edits of unseen files can be refused."""
+
+    def __init__(self, registry: ToolRegistry, workspace: Path) -> None:
+        self.registry, self.workspace = registry, workspace
+        self.seen: set[Path] = set()
+        self.clobber_warned: set[tuple[Path, str]] = set()
+
+    def kind(self, call: Call) -> str | None:
+        tool = self.registry.get(call.name)
+        return tool.kind(call.arguments) if tool and call.arguments is not None else None
+
+    def _paths(self, call: Call) -> list[Path]:
+        tool = self.registry.get(call.name)
+        if tool is None or call.arguments is None:
+            return []
+        return [(self.workspace / p).resolve() for p in tool.paths(call.arguments)]
+
+    def unread_edit(self, call: Call) -> str | None:
+        """Why this edit must wait (an existing file never read), or None. The refusal shows a
+        small file whole, which counts as reading it: the next try may change it."""
+        if self.kind(call) != "edit":
+            return None
+        for path in self._paths(call):
+            if path.is_file() and path not in self.seen:
+                shown = (
+                    path.relative_to(self.workspace)
+                    if path.is_relative_to(self.workspace)
+                    else path
+                )
+                text = small_text(path, SHOWN_FILE_BYTES)
+                if text is None:
+                    return f"{shown} exists and you have not read it; read it first, then change it"
+                self.seen.add(path)
+                return (
+                    f"{shown} exists and you have not read it. It holds:\n{text}\n"
+                    "Change it with edit, or write its whole new content"
+                )
+        return None
+
+    def clobbering_write(self, call: Call) -> str | None:
+        """Why this write must be sent twice, or None: it would replace a file's content with
+        text that keeps none of its lines (a small model asked to add a function writes just
+        the function). The same write again goes through: replacing it all may be meant."""
+        content = (call.arguments or {}).get("content")
+        if self.kind(call) != "edit" or not isinstance(content, str):
+            return None
+        for path in self._paths(call):
+            old = small_text(path, SHOWN_FILE_BYTES) or ""
+            kept = {line.strip() for line in old.splitlines()} - {""}
+            # A one-line file rewritten whole is a fix more often than a loss.
+            if len(kept) < 2 or kept & {line.strip() for line in content.splitlines()}:
+                continue
+            if (path, content) in self.clobber_warned:
+                return None
+            self.clobber_warned.add((path, content))
+            return (
+                f"this write would replace all of {path.name}, keeping none of its lines. To "
+                "add to the file, write its old lines too, or use edit; to replace it all, send "
+                "the same write again"
+            )
+        return None
+
+    def observe(self, call: Call, result: ToolResult) -> None:
+        if not result.is_error and self.kind(call) in ("read", "edit"):
+            self.seen.update(self._paths(call))

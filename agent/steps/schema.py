@@ -1,0 +1,128 @@
+"""Constrained steps for small models: every reply is one JSON object, a tool call or the answer.
+
+llama-server turns ``response_format`` into a grammar, so a tiny model cannot produce anything
+but ``{"name": <tool>, "arguments": {...}}`` with arguments matching that tool's schema. The
+answer is one more tool, ``answer``: a 0.5B model picks a tool by name far more readily than it
+leaves the call shape (offered ``{"answer": ...}`` beside the calls, it never took it). The tools
+are still sent, so the chat template describes them, and past calls in the history render the
+same ``{"name", "arguments"}`` shape the model writes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent.model.toolcalls import ParsedCall, call_from_object, loads_lenient
+
+# Appended to the system prompt in constrained mode: the format, and worked tasks, which small
+# models follow far better than a description alone.
+STEP_GUIDE = """
+
+# Reply format
+Each reply is one JSON object {"name": <tool>, "arguments": {...}}, one step per reply. Shell
+commands (run a program, mkdir, mv, wc, git) go to bash. To change part of a file, edit it with
+old text copied exactly from the file. When the task is done, call answer.
+Task "create add.py that prints 2+3, then run it", one reply per turn:
+{"name": "write", "arguments": {"path": "add.py", "content": "print(2 + 3)\\n"}}
+{"name": "bash", "arguments": {"command": "python3 add.py"}}
+{"name": "answer", "arguments": {"text": "Created add.py; running it printed 5."}}
+Task "rename total to sum in c.py":
+{"name": "edit", "arguments": {"path": "c.py", "old": "total", "new": "sum", "replace_all": true}}
+{"name": "bash", "arguments": {"command": "python3 c.py"}}
+{"name": "answer", "arguments": {"text": "Renamed total to sum in c.py; it still runs."}}
+Task "set debug to true in app.cfg, then commit all changes":
+{"name": "edit", "arguments": {"path": "app.cfg", "old": "debug = false", "new": "debug = true"}}
+{"name": "bash", "arguments": {"command": "git add -A && git commit -m 'Enable debug'"}}
+{"name": "answer", "arguments": {"text": "Set debug to true in app.cfg and committed it."}}"""
+
+# Tools a constrained step does not offer: bash does what they do, in commands a small model has
+# seen far more often, and every branch left out makes the choice easier and the grammar smaller.
+STEP_LEFT_OUT = frozenset({"glob", "grep", "git", "todo"})
+
+ANSWER = "answer"
+ANSWER_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": ANSWER,
+        "description": "Finish: tell the user what you did or found, once the task is done.",
+        "parameters": {
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+    },
+}
+
+
+def step_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tools a constrained request describes: the registry's and ``answer``."""
+    return [*tools, ANSWER_TOOL]
+
+
+# Optional knobs a small model may fill at will: edit's replace_all changes nothing when old is
+# unique, and a rename (old everywhere in the file) cannot be done without it.
+HARMLESS_KNOBS = frozenset({"replace_all"})
+
+
+def essential(parameters: dict[str, Any]) -> dict[str, Any]:
+    """The arguments schema without optional knobs (numbers, flags, enums). A grammar lets a
+    small model fill every optional field, and it does: ``bash`` came back with ``job: 1`` and
+    ``action: "read"`` beside its command. Required fields, optional text and the harmless
+    knobs stay."""
+    properties = parameters.get("properties")
+    if parameters.get("type") != "object" or not isinstance(properties, dict):
+        return parameters
+    required = set(parameters.get("required") or ())
+    kept = {
+        name: schema
+        for name, schema in properties.items()
+        if name in required
+        or name in HARMLESS_KNOBS
+        or not (schema.get("type") in ("integer", "number", "boolean") or "enum" in schema)
+    }
+    return {**parameters, "properties": kept}
+
+
+def step_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """One branch per tool the step may call (``answer`` too when it is among them)."""
+    branches: list[dict[str, Any]] = []
+    for tool in tools:
+        function = tool["function"]
+        branches.append(
+            {
+                "type": "object",
+                "properties": {
+                    "name": {"const": function["name"]},
+                    "arguments": essential(function.get("parameters") or {"type": "object"}),
+                },
+                "required": ["name", "arguments"],
+                "additionalProperties": False,
+            }
+        )
+    return {"anyOf": branches}
+
+
+def step_response_format(tools: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "json_schema", "json_schema": {"name": "step", "schema": step_schema(tools)}}
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*(?:```)?\s*$", re.S)
+
+
+def parse_step(text: str) -> str | ParsedCall:
+    """The answer text, or the call (with an error when the reply is not a usable step)."""
+    match = _FENCE.match(text)
+    body = match.group(1) if match else text
+    try:
+        obj = loads_lenient(body)
+    except ValueError as e:
+        return ParsedCall("", None, f"the reply is not one JSON step object ({e})")
+    if isinstance(obj, dict) and isinstance(obj.get("answer"), str):
+        return str(obj["answer"])
+    call = call_from_object(obj)
+    if call is None:
+        return ParsedCall("", None, 'reply with {"name": <tool>, "arguments": {...}}')
+    if call.name == ANSWER and call.arguments is not None:
+        return str(call.arguments.get("text", ""))
+    return call

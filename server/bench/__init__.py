@@ -1,0 +1,3 @@
+"""`beecode bench`: speculation modes against no speculation on this machine, measured and
+reported.
+"""

@@ -1,0 +1,153 @@
+"""The requests of `beecode bench`: each prompt and repetition on each server, timed by the server.
+
+Each request is a non-streaming chat completion whose `timings` give the figures. The response
+is saved as it came; at temperature 0 the reply is tokenized for the agreement check.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from rich.console import Console
+
+from server.bench.prompts import BenchPrompt
+from server.bench.stats import Sample
+from server.client import Timings, tokenize
+from server.errors import ServerError
+
+REQUEST_TIMEOUT_S = 900.0
+SEED = 1234  # repetition r uses SEED + r, the same in every mode
+GREEDY_REP = -1  # the extra T=0 run of a sampled prompt, for the agreement check
+
+
+@dataclass
+class BenchRun:
+    """What one `beecode bench` collects; written to summary.json at the end."""
+
+    out: Path
+    prompts: tuple[BenchPrompt, ...]
+    reps: int
+    lossless: bool
+    interleaved: bool = False
+    sampling: dict[str, float] = field(default_factory=dict)
+    samples: list[Sample] = field(default_factory=list)
+    greedy_tokens: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    servers: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Target:
+    """One mode's server."""
+
+    mode: str
+    url: str
+    api_key: str | None = None
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9.+@-]+", "-", text.lower()).strip("-") or "mode"
+
+
+def schedule(bench: BenchRun) -> list[tuple[BenchPrompt, int]]:
+    """(prompt, repetition) in order; a sampled prompt adds its T=0 check run at the end."""
+    plan: list[tuple[BenchPrompt, int]] = []
+    for prompt in bench.prompts:
+        plan += [(prompt, rep) for rep in range(bench.reps)]
+        if bench.lossless and prompt.temperature != 0:
+            plan.append((prompt, GREEDY_REP))
+    return plan
+
+
+def run_requests(bench: BenchRun, targets: list[Target], console: Console) -> None:
+    """The whole schedule on every target; several targets take turns request by request, so
+    load from elsewhere on the machine falls on every mode alike."""
+    with httpx.Client(timeout=REQUEST_TIMEOUT_S) as http:
+        for prompt, rep in schedule(bench):
+            for target in targets:
+                measure(bench, http, target, prompt, rep, console)
+
+
+def measure(
+    bench: BenchRun,
+    http: httpx.Client,
+    target: Target,
+    prompt: BenchPrompt,
+    rep: int,
+    console: Console,
+) -> Sample:
+    temperature = 0.0 if rep == GREEDY_REP else prompt.temperature
+    sample, text = _complete(bench, http, target, prompt, rep, temperature)
+    label = "T=0 check" if rep == GREEDY_REP else f"#{rep + 1}"
+    console.print(f"  {target.mode} · {prompt.name} {label}: {describe(sample)}")
+    if rep == GREEDY_REP or (rep == 0 and temperature == 0):
+        tokens = tokenize(target.url, text, target.api_key)
+        bench.greedy_tokens[(prompt.name, target.mode)] = tokens
+    return sample
+
+
+def _complete(
+    bench: BenchRun,
+    http: httpx.Client,
+    target: Target,
+    prompt: BenchPrompt,
+    rep: int,
+    temperature: float,
+) -> tuple[Sample, str]:
+    mode = target.mode
+    body: dict[str, Any] = {
+        "messages": [{"role": "user", "content": prompt.text}],
+        "max_tokens": prompt.max_tokens,
+        "temperature": temperature,
+        "seed": SEED + max(rep, 0),
+        # Every request prefills from scratch, so repetitions and modes start from the same state.
+        "cache_prompt": False,
+        **bench.sampling,
+    }
+    headers = {"Authorization": f"Bearer {target.api_key}"} if target.api_key else {}
+    try:
+        reply = http.post(f"{target.url}/v1/chat/completions", json=body, headers=headers)
+    except httpx.HTTPError as exc:
+        raise ServerError(f"{mode}: request for {prompt.name} failed: {exc}") from None
+    if reply.status_code != 200:
+        raise ServerError(f"{mode}: {prompt.name} answered {reply.status_code}: {reply.text[:200]}")
+    try:
+        data = reply.json()
+    except ValueError:
+        raise ServerError(f"{mode}: {prompt.name} answered no JSON: {reply.text[:200]}") from None
+    name = f"{prompt.name}-{'t0' if rep == GREEDY_REP else f'r{rep + 1}'}.json"
+    raw = bench.out / "raw" / slug(mode) / name
+    raw.parent.mkdir(parents=True, exist_ok=True)
+    raw.write_text(json.dumps({"request": body, "response": data}, indent=1) + "\n")
+    try:
+        message = data["choices"][0]["message"]
+        timings = Timings.from_json(data["timings"])
+    except (KeyError, IndexError, TypeError):
+        raise ServerError(
+            f"{mode}: reply for {prompt.name} lacks choices or timings (see {raw})"
+        ) from None
+    text = (message.get("reasoning_content") or "") + (message.get("content") or "")
+    sample = Sample(
+        prompt.name,
+        mode,
+        rep,
+        temperature,
+        timings.predicted_n,
+        timings.predicted_per_second,
+        timings.predicted_ms / 1000,
+        timings.prompt_n,
+        timings.cache_n,
+        timings.draft_n,
+        timings.draft_n_accepted,
+    )
+    bench.samples.append(sample)
+    return sample, text
+
+
+def describe(s: Sample) -> str:
+    drafted = f", drafted {s.draft_n}, accepted {s.draft_accepted}" if s.draft_n is not None else ""
+    return f"{s.completion_tokens} tokens, {s.tok_s:.1f} tok/s in {s.gen_s:.1f} s{drafted}"

@@ -1,0 +1,1 @@
+"""The server's command line: `beecode server ...`, `beecode doctor`, and the progress they draw."""

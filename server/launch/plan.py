@@ -1,0 +1,104 @@
+"""Everything short of starting llama-server: the profile, engine, models, memory plan and argv.
+
+prepare_launch builds the engine and fetches the models when needed, probes the binary's flag
+dialect, checks the launch fits in memory, and returns the exact command (server.launch.llama_argv)
+as a LaunchPlan for the supervisor or the bench to run.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from server.cli.progress import Hooks
+from server.engine.build import (
+    BuildOptions,
+    Engine,
+    EngineSource,
+    default_options,
+    default_source,
+    ensure_engine,
+)
+from server.engine.dialect import Dialect, probe
+from server.engine.gpu import gpus
+from server.errors import LaunchError
+from server.launch.addresses import check_host
+from server.launch.fit import MemoryPlan, plan_memory
+from server.launch.llama_argv import build_argv
+from server.models.fetch import ensure_model
+from server.models.gguf_info import read_gguf
+from server.process.state import chosen_engine
+from server.profiles.builtin import default_profile_name
+from server.profiles.catalog import get_profile
+from server.profiles.profile import Profile
+
+DEFAULT_PORT = 8080  # llama-server's own default, so other tools find it where they expect
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    argv: list[str]
+    host: str
+    port: int
+    profile: Profile
+    dialect: Dialect
+    memory: MemoryPlan | None
+    target: Path | None = None
+    draft: Path | None = None
+    engine: Engine | None = None
+
+    @property
+    def command(self) -> str:
+        return shlex.join(self.argv)
+
+
+def prepare_launch(
+    profile_name: str | None = None,
+    *,
+    host: str = "127.0.0.1",
+    port: int | None = None,
+    api_key: str | None = None,
+    hooks: Hooks | None = None,
+    pip_args: Sequence[str] = (),
+    engine: tuple[EngineSource, BuildOptions] | None = None,
+) -> LaunchPlan:
+    """Everything short of starting: profile, engine (built if needed), models (fetched if
+    needed), dialect, memory plan and the exact command line."""
+    hooks = hooks or Hooks()
+    check_host(host, api_key)
+    devices = gpus()
+    profile = get_profile(profile_name or default_profile_name(devices))
+    cuda = profile.backend == "cuda"
+    source, options = (
+        engine or chosen_engine(profile.backend) or (default_source(cuda), default_options(cuda))
+    )
+    built = ensure_engine(source, options, hooks.build, pip_args)
+    target = ensure_model(profile.target, hooks.download, pip_args)
+    draft = ensure_model(profile.draft, hooks.download, pip_args) if profile.draft else None
+    dialect = probe(built.binary)
+    target_info = read_gguf(target)
+    draft_info = read_gguf(draft) if draft is not None else None
+    free_mib = float(devices[0].memory_free_mib) if cuda and devices else None
+    memory = plan_memory(profile, target_info, draft_info, free_mib, dialect)
+    if not memory.fits:
+        raise LaunchError(
+            f"profile '{profile.name}' does not fit: {memory.explanation.splitlines()[0]}"
+        )
+    port = port or DEFAULT_PORT
+    argv = build_argv(
+        built.binary,
+        profile,
+        dialect,
+        target,
+        draft,
+        host=host,
+        port=port,
+        ctx=memory.ctx,
+        cache_types=(memory.cache_type_k, memory.cache_type_v),
+        api_key=api_key,
+        target_info=target_info,
+        draft_info=draft_info,
+    )
+    return LaunchPlan(argv, host, port, profile, dialect, memory, target, draft, built)

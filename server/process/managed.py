@@ -1,0 +1,210 @@
+"""One llama-server child process: start, wait healthy, restart after a crash, stop the group.
+
+The child runs in its own process group so stopping it also stops anything it spawned, and it
+gets SIGKILL when its parent dies (PR_SET_PDEATHSIG), so no llama-server is ever left that
+nobody owns. Used in-process by the bench and tests, and by the detached supervisor.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from server.client import health
+from server.errors import LaunchError
+from server.launch.addresses import port_in_use, url_for
+from server.process.state import explain_failure, kill_group
+
+
+def _die_with_parent() -> Callable[[], None]:
+    """A preexec_fn that makes the child get SIGKILL when the thread that started it dies."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    parent = os.getpid()
+    pr_set_pdeathsig = 1
+
+    def setup() -> None:
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os._exit(1)
+
+    return setup
+
+
+class ManagedServer:
+    """One llama-server child in its own process group, restarted with backoff after a crash.
+
+    Runs once: after stop(), make a new one to start again.
+    """
+
+    backoff_s = 1.0
+    backoff_max_s = 30.0
+    max_restarts = 5  # consecutive crashes; a run that stayed healthy for stable_s resets the count
+    stable_s = 60.0
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        log_path: Path,
+        host: str,
+        port: int,
+        restart: bool = True,
+        on_change: Callable[[ManagedServer, str], None] | None = None,
+    ) -> None:
+        self.argv = list(argv)
+        self.log_path = log_path
+        self.host = host
+        self.port = port
+        self.restart = restart
+        self.restarts = 0
+        self.failure: str | None = None  # set when the monitor gave up
+        self._on_change = on_change
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._started_at = 0.0
+        self._timeout_s = 120.0
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._monitor: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return url_for(self.host, self.port)
+
+    @property
+    def pid(self) -> int | None:
+        proc = self._proc
+        return proc.pid if proc is not None and proc.poll() is None else None
+
+    def start(
+        self, timeout_s: float = 120.0, progress: Callable[[str], None] | None = None
+    ) -> None:
+        """Launch and wait until /health answers 200; LaunchError (with the hint) otherwise."""
+        if port_in_use(self.host, self.port):
+            raise LaunchError(
+                f"port {self.port} on {self.host} is already in use; choose another with --port"
+            )
+        self._timeout_s = timeout_s
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            self._spawn()
+        try:
+            self._wait_healthy(progress)
+        except BaseException:
+            self._stopping.set()
+            self._kill()
+            raise
+        atexit.register(self.stop)
+        self._changed("healthy")
+        if self.restart:
+            self._monitor = threading.Thread(
+                target=self._watch, name="llama-server-monitor", daemon=True
+            )
+            self._monitor.start()
+
+    def request_stop(self) -> None:
+        """Ask a start or restart in progress to give up (safe from a signal handler)."""
+        self._stopping.set()
+
+    def stop(self) -> None:
+        """Stop the server's whole process group and the monitor; safe to call twice."""
+        self._stopping.set()
+        self._kill()
+        monitor = self._monitor
+        if monitor is not None and monitor is not threading.current_thread():
+            monitor.join(timeout=15)
+        atexit.unregister(self.stop)
+
+    def _spawn(self) -> None:
+        with self.log_path.open("ab") as log:
+            self._proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=_die_with_parent(),
+            )
+        self._started_at = time.monotonic()
+
+    def _kill(self) -> None:
+        with self._lock:
+            if self._proc is not None:
+                kill_group(self._proc.pid)
+                self._proc.wait()
+
+    def _note(self, text: str) -> None:
+        with self.log_path.open("a") as log:
+            log.write(f"[beecode] {time.strftime('%H:%M:%S')} {text}\n")
+
+    def _changed(self, what: str) -> None:
+        if self._on_change is not None:
+            self._on_change(self, what)
+
+    def _wait_healthy(self, progress: Callable[[str], None] | None) -> None:
+        proc = self._proc
+        assert proc is not None
+        deadline = time.monotonic() + self._timeout_s
+        announced = False
+        while True:
+            code = proc.poll()
+            if code is not None:
+                raise LaunchError(
+                    f"llama-server exited with code {code} while starting: "
+                    f"{explain_failure(self.log_path)} (log: {self.log_path})"
+                )
+            status = health(self.url, timeout_s=1.0)
+            if status == 200:
+                return
+            if status == 503 and progress is not None and not announced:
+                progress("loading model")
+                announced = True
+            if self._stopping.is_set():
+                raise LaunchError("llama-server start was cancelled")
+            if time.monotonic() > deadline:
+                raise LaunchError(
+                    f"llama-server was not healthy after {self._timeout_s:.0f} s: "
+                    f"{explain_failure(self.log_path)} (log: {self.log_path})"
+                )
+            time.sleep(0.1)
+
+    def _watch(self) -> None:
+        crashes = 0
+        while not self._stopping.is_set():
+            proc = self._proc
+            assert proc is not None
+            code = proc.wait()
+            if self._stopping.is_set():
+                return
+            crashes = 1 if time.monotonic() - self._started_at > self.stable_s else crashes + 1
+            if crashes > self.max_restarts:
+                self.failure = (
+                    f"llama-server crashed {crashes} times in a row; gave up: "
+                    f"{explain_failure(self.log_path)} (log: {self.log_path})"
+                )
+                self._note(self.failure)
+                self._changed("failed")
+                return
+            delay = min(self.backoff_s * 2 ** (crashes - 1), self.backoff_max_s)
+            self._note(f"llama-server exited with code {code}; restarting in {delay:.0f} s")
+            self._changed("restarting")
+            if self._stopping.wait(delay):
+                return
+            with self._lock:
+                if self._stopping.is_set():
+                    return
+                self._spawn()
+                self.restarts += 1
+            try:
+                self._wait_healthy(None)
+            except LaunchError as exc:
+                self._note(str(exc))
+                self._kill()
+                continue
+            self._changed("healthy")

@@ -1,0 +1,298 @@
+"""The record of the server `beecode server up` left running, and the processes it owns.
+
+state_dir()/server.json holds the launch (argv, url, profile, engine, models) and what the
+detached supervisor reports (its pid, the server's pid, restarts, status). `up` writes it once;
+afterwards only the supervisor writes it (atomically), and removing it tells the supervisor to stop.
+A token ties a supervisor to its record, so a stale supervisor never touches a newer one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from server.engine.build import BuildOptions, EngineSource
+from server.paths import state_dir
+
+STATE_FILE = "server.json"
+LOG_FILE = "server.log"
+ENGINE_CHOICE = "engine.json"  # which engine `up` uses per backend, set by `server build`
+SUPERVISOR_MODULE = "server.process.supervise"
+
+
+def state_path() -> Path:
+    return state_dir() / STATE_FILE
+
+
+def log_path() -> Path:
+    return state_dir() / LOG_FILE
+
+
+def read_record(path: Path | None = None) -> dict[str, Any] | None:
+    try:
+        data = json.loads((path or state_path()).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_record(path: Path, record: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(record, indent=1) + "\n")
+    tmp.chmod(0o600)
+    os.replace(tmp, path)
+
+
+def update_record(path: Path, token: str, **fields: Any) -> bool:
+    """Merge fields into the record if it is still the one with this token; False if it is gone."""
+    record = read_record(path)
+    if record is None or record.get("token") != token:
+        return False
+    write_record(path, {**record, **fields})
+    return True
+
+
+# What a bad log line means and what to do about it (llama-server.md §1.8, §6; cpu-rig.md §7, §9).
+_KNOWN_PROBLEMS: tuple[tuple[str, str], ...] = (
+    (
+        r"invalid reduced-logits|fail-closed",
+        "DFlash produced invalid drafts (BeeLlama v0.3.x on Ada GPUs): build a newer engine with "
+        "`beecode server build --source upstream`, or use the profile's -nospec twin",
+    ),
+    (
+        r"unknown model architecture: '([^']+)'",
+        "this engine cannot load architecture '{0}': a 'dflash-draft' drafter needs "
+        "BeeLlama <= 0.3, a 'dflash' drafter needs upstream or BeeLlama >= 0.4 "
+        "(`beecode server build --source ...`)",
+    ),
+    (
+        r"cudaMalloc failed|out of memory|failed to allocate",
+        "the GPU ran out of memory: use a smaller context or quantized cache types, or free VRAM "
+        "(`beecode server plan` shows the budget)",
+    ),
+    (
+        r"Unsupported cache type",
+        "this engine does not support the requested cache type (turbo types need BeeLlama <= 0.3)",
+    ),
+    (
+        r"target and draft vocabs are not compatible",
+        "the draft's vocabulary differs from the target's: use a draft of the same model family",
+    ),
+    (
+        r"layer input tensor is null",
+        "the target's architecture cannot host a DFlash drafter in this engine (e.g. qwen2)",
+    ),
+    (
+        r"failed to load (draft )?model|error loading model",
+        "the model file could not be loaded: check it with `beecode server fetch`",
+    ),
+    (
+        r"couldn't bind|[Aa]ddress already in use",
+        "the port is taken by another process: choose another with --port",
+    ),
+    (
+        r"invalid argument: (\S+)|error: unknown argument: (\S+)",
+        "this llama-server does not accept '{0}': check the profile's extra_args against "
+        "`llama-server --help`",
+    ),
+)
+
+
+def _problem(log_line: str) -> tuple[int, str] | None:
+    """(rank, hint) of the first known problem the line shows; a lower rank is more specific."""
+    for rank, (pattern, hint) in enumerate(_KNOWN_PROBLEMS):
+        found = re.search(pattern, log_line)
+        if found:
+            return rank, hint.format(*(g for g in found.groups() if g))
+    return None
+
+
+def known_problem(log_line: str) -> str | None:
+    """What to do about a known-bad llama-server log line, or None when it is not one."""
+    found = _problem(log_line)
+    return found[1] if found else None
+
+
+def log_tail(path: Path, lines: int = 40) -> list[str]:
+    try:
+        with path.open("rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - 64 * 1024))
+            return f.read().decode(errors="replace").splitlines()[-lines:]
+    except OSError:
+        return []
+
+
+def explain_failure(path: Path) -> str:
+    """The one line that says best why the server failed: the most specific known problem in the
+    log's tail (the cause is logged before its generic consequences), else its last error line."""
+    tail = log_tail(path)
+    problems = [found for line in tail if (found := _problem(line))]
+    if problems:
+        return min(problems, key=lambda p: p[0])[1]
+    for line in reversed(tail):
+        if re.search(r"error|failed|abort|assert", line, re.IGNORECASE):
+            return line.strip()[:300]
+    return tail[-1].strip()[:300] if tail else "no output"
+
+
+def choose_engine(source: EngineSource, options: BuildOptions) -> None:
+    """Make `up` use this engine for its backend (what `beecode server build` does)."""
+    path = state_dir() / ENGINE_CHOICE
+    choices = _engine_choices()
+    choices[options.backend] = {"source": asdict(source), "options": asdict(options)}
+    path.write_text(json.dumps(choices, indent=1) + "\n")
+
+
+def _engine_choices() -> dict[str, Any]:
+    try:
+        data = json.loads((state_dir() / ENGINE_CHOICE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def chosen_engine(backend: str) -> tuple[EngineSource, BuildOptions] | None:
+    choice = _engine_choices().get(backend)
+    if not isinstance(choice, dict):
+        return None
+    try:
+        return EngineSource(**choice["source"]), BuildOptions(**choice["options"])
+    except (KeyError, TypeError):
+        return None
+
+
+def _proc_stat(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+
+
+def pid_alive(pid: int | None) -> bool:
+    """True for a live process; a zombie (exited, not yet reaped) counts as dead."""
+    if not pid:
+        return False
+    stat = _proc_stat(pid)
+    return stat is not None and stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def cmdline(pid: int) -> list[str]:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return []
+    return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
+
+
+def is_supervisor(pid: int | None, state: Path) -> bool:
+    """The pid is alive and is our supervisor for this state file (not a reused pid)."""
+    args = cmdline(pid) if pid_alive(pid) and pid else []
+    return SUPERVISOR_MODULE in args and str(state) in args
+
+
+def is_server(pid: int | None, argv: list[str]) -> bool:
+    args = cmdline(pid) if pid_alive(pid) and pid else []
+    return bool(args) and bool(argv) and args[0] == argv[0]
+
+
+def kill_group(pid: int, grace_s: float = 10.0) -> None:
+    """SIGTERM the process group led by pid, then SIGKILL what is left after grace_s."""
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)  # reap it if it is our child
+            if not group_alive(pid):
+                return
+            time.sleep(0.05)
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any live (non-zombie) process is in the process group."""
+    for entry in Path("/proc").iterdir():
+        stat = _proc_stat(int(entry.name)) if entry.name.isdigit() else None
+        fields = stat.rpartition(")")[2].split() if stat else []
+        if len(fields) > 2 and fields[0] != "Z" and fields[2] == str(pgid):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    """A recorded server whose supervisor is alive."""
+
+    url: str
+    host: str
+    port: int
+    pid: int | None  # llama-server's (None while the supervisor restarts it)
+    supervisor_pid: int
+    profile: str
+    argv: list[str]
+    log_path: Path
+    status: str  # starting | loading | healthy | restarting | failed
+    restarts: int
+    record: dict[str, Any]  # everything else: engine, dialect, model, draft, ctx, cache types
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> RunningServer:
+        return cls(
+            url=record["url"],
+            host=record["host"],
+            port=int(record["port"]),
+            pid=record.get("server_pid"),
+            supervisor_pid=int(record["supervisor_pid"]),
+            profile=record["profile"],
+            argv=list(record["argv"]),
+            log_path=Path(record["log"]),
+            status=record.get("status", "starting"),
+            restarts=int(record.get("restarts", 0)),
+            record=record,
+        )
+
+
+def running() -> RunningServer | None:
+    """The recorded server whose supervisor is still alive, or None."""
+    record = read_record()
+    if record is None or not is_supervisor(record.get("supervisor_pid"), state_path()):
+        return None
+    try:
+        return RunningServer.from_record(record)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def down(wait_s: float = 20.0) -> bool:
+    """Stop the recorded supervisor and its server; True when there was something to stop."""
+    path = state_path()
+    record = read_record(path)
+    if record is None:
+        return False
+    path.unlink(missing_ok=True)  # the supervisor sees its record gone and stops its server
+    supervisor = record.get("supervisor_pid")
+    was_running = is_supervisor(supervisor, path)
+    if was_running and supervisor:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(supervisor, signal.SIGTERM)
+        deadline = time.monotonic() + wait_s
+        while is_supervisor(supervisor, path) and time.monotonic() < deadline:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(supervisor, os.WNOHANG)
+            time.sleep(0.05)
+        if is_supervisor(supervisor, path):
+            kill_group(supervisor, grace_s=0)
+    server = record.get("server_pid")
+    if is_server(server, list(record.get("argv", []))) and server:
+        was_running = True
+        kill_group(server)
+    return was_running

@@ -1,0 +1,1 @@
+"""MCP servers: connected from config, their tools offered in the registry, calls relayed."""

@@ -1,0 +1,291 @@
+"""The configured MCP servers: connected at once, their tools offered, calls relayed, then closed.
+
+The SDK's sessions live on an event loop of their own in a daemon thread, so they outlive any one
+loop of the agent (headless runs its turn in ``asyncio.run``; the TUI has Textual's loop) and a
+tool call from any loop just awaits a future. A server that fails to start, stops answering or
+dies costs one line; the others and the agent carry on. Every request has a timeout (the SDK's
+default waits forever). ``mcp`` is imported here only; import this module only when a server is
+configured (the SDK costs ~0.7 s).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Coroutine, Mapping
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
+from typing import Any, TextIO, TypeVar
+
+import anyio
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+from tools.mcp.tool import McpTool, mcp_tools, result_text
+from tools.tool import ToolResult
+
+CONNECT_TIMEOUT_S = 30.0  # spawn + initialize + tools/list (a Python server needs ~1 s)
+CALL_TIMEOUT_S = 300.0
+CLOSE_TIMEOUT_S = 10.0  # the SDK gives a stdio server 2 s after EOF, then 2 s after SIGTERM
+MAX_PAGES = 20  # of a tools/list reply
+CLOSED = "the server exited or closed the connection"
+T = TypeVar("T")
+
+
+def problem_of(error: BaseException, spec: Mapping[str, Any]) -> str:
+    """One line for why a server could not be used (the first error inside exception groups)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    if isinstance(error, FileNotFoundError) and "command" in spec:
+        if spec.get("cwd") and not Path(spec["cwd"]).is_dir():
+            return f"working directory not found: {spec['cwd']}"
+        return f"command not found: {spec['command']}"
+    if isinstance(error, PermissionError) and "command" in spec:
+        return f"cannot run {spec['command']}: permission denied"
+    if isinstance(error, MCPError):
+        closed = error.code == CONNECTION_CLOSED
+        return CLOSED if closed else f"error {error.code}: {error.message}"
+    if isinstance(error, (TimeoutError, asyncio.CancelledError)):
+        return "no reply in time"
+    text = str(error).strip().splitlines()
+    detail = f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+    return f"cannot connect to {spec['url']}: {detail}" if "url" in spec else detail
+
+
+class _Link:
+    """One configured server: its spec, its live session (or why there is none) and its tools."""
+
+    def __init__(self, name: str, spec: Mapping[str, Any]) -> None:
+        self.name, self.spec = name, dict(spec)
+        self.session: ClientSession | None = None
+        self.listed: list[types.Tool] = []
+        self.state = "connecting"  # connected, failed, down (died later), closed
+        self.problem = ""
+        self.ready = asyncio.Event()
+        self.stop = asyncio.Event()
+        self.calls: set[asyncio.Task[Any]] = set()
+
+    def fail(self, problem: str) -> None:
+        """Mark the server unusable (first reason wins) and let its holder close the transport."""
+        if self.state in ("connecting", "connected"):
+            self.state = "failed" if self.state == "connecting" else "down"
+            self.problem = problem
+        self.session = None
+        self.stop.set()
+        for call in self.calls - {asyncio.current_task()}:
+            call.cancel()  # calls waiting on a dead transport would wait out their timeout
+
+    def line(self) -> str:
+        return f"mcp server {self.name!r}: {self.problem}"
+
+    def unavailable(self) -> ToolResult:
+        why = self.problem or self.state
+        return ToolResult(f"mcp server {self.name!r} is not available ({why})", is_error=True)
+
+
+class McpServers:
+    """The config's MCP servers: ``connect()`` once, ``tools()`` for the registry, ``close()``."""
+
+    def __init__(
+        self,
+        specs: Mapping[str, Mapping[str, Any]],
+        log_path: Path,
+        *,
+        connect_timeout_s: float = CONNECT_TIMEOUT_S,
+        call_timeout_s: float = CALL_TIMEOUT_S,
+    ) -> None:
+        self.log_path = log_path
+        self.connect_timeout_s, self.call_timeout_s = connect_timeout_s, call_timeout_s
+        self._links = {name: _Link(name, spec) for name, spec in specs.items()}
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="mcp", daemon=True)
+        self._holders: list[asyncio.Task[None]] = []
+        self._log: TextIO | None = None
+        self._closed = False
+
+    # The caller's side: any thread or event loop.
+
+    def connect(self) -> list[str]:
+        """Connect every server concurrently; one line per server that could not be connected."""
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        # Servers' stderr (banners, tracebacks) goes here, never to the terminal.
+        self._log = open(self.log_path, "a", encoding="utf-8", errors="replace")
+        sdk_logs_to(self.log_path)
+        self._thread.start()
+        self._submit(self._connect_all()).result()
+        return [link.line() for link in self._links.values() if link.state != "connected"]
+
+    def serves(self, specs: Mapping[str, Mapping[str, Any]]) -> bool:
+        """Whether these are the servers of ``specs``, all open: a new agent may reuse them (a
+        failed or dead one gets another try when they are connected anew)."""
+        same = {name: link.spec for name, link in self._links.items()} == specs
+        live = all(link.state == "connected" for link in self._links.values())
+        return same and live and not self._closed
+
+    def tools(self, taken: set[str]) -> list[McpTool]:
+        """The connected servers' tools, in config order then each server's order."""
+        made: list[McpTool] = []
+        for link in self._links.values():
+            if link.state == "connected":
+                made += mcp_tools(link.name, link.listed, self, taken)
+        return made
+
+    def status_lines(self) -> list[str]:
+        """One line per server for /mcp: name, state, tool count or problem."""
+        lines = []
+        for link in self._links.values():
+            where = link.spec.get("url") or " ".join(
+                [link.spec["command"], *link.spec.get("args", [])]
+            )
+            n = len(link.listed)
+            shown = link.problem or f"{n} tool{'s' * (n != 1)}"
+            lines.append(f"{link.name} · {link.state} · {shown} · {where}")
+        return lines + [f"server logs: {self.log_path}"]
+
+    async def call(self, server: str, tool: str, args: dict[str, Any]) -> ToolResult:
+        """Call a tool on the agent's loop; cancelling this cancels the request on the server."""
+        link = self._links[server]
+        if self._closed or link.state != "connected":
+            return link.unavailable()
+        return await asyncio.wrap_future(self._submit(self._call(link, tool, args)))
+
+    def close(self) -> None:
+        """Close every session and stop its server; safe to call more than once."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._thread.is_alive():
+            with contextlib.suppress(FutureTimeout):
+                self._submit(self._close_all()).result(timeout=CLOSE_TIMEOUT_S)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=CLOSE_TIMEOUT_S)
+        if not self._thread.is_alive():
+            self._loop.close()
+        if self._log is not None:
+            self._log.close()
+
+    def _submit(self, work: Coroutine[Any, Any, T]) -> Future[T]:
+        return asyncio.run_coroutine_threadsafe(work, self._loop)
+
+    # The MCP loop's side.
+
+    async def _connect_all(self) -> None:
+        async def ready(link: _Link, holder: asyncio.Task[None]) -> None:
+            try:
+                await asyncio.wait_for(link.ready.wait(), self.connect_timeout_s)
+            except TimeoutError:
+                link.fail(f"no reply within {self.connect_timeout_s:g} s")
+                holder.cancel()
+
+        self._holders = [asyncio.create_task(self._hold(link)) for link in self._links.values()]
+        await asyncio.gather(*map(ready, self._links.values(), self._holders))
+
+    async def _hold(self, link: _Link) -> None:
+        """Open the server's session, list its tools and keep it open until told to stop.
+
+        The transport's task groups must be left in the task that entered them, hence one
+        long-lived task per server."""
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await self._open(link.spec, stack)
+                session = await stack.enter_async_context(
+                    ClientSession(read, write, read_timeout_seconds=self.call_timeout_s)
+                )
+                await session.initialize()
+                link.listed = await _list_tools(session)
+                if link.state == "connecting":
+                    link.session, link.state = session, "connected"
+                link.ready.set()
+                await link.stop.wait()
+        except (Exception, asyncio.CancelledError) as error:
+            problem = problem_of(error, link.spec)
+            if problem == CLOSED and link.state == "connecting":
+                problem = f"exited during start (its stderr is in {self.log_path})"
+            link.fail(problem)
+        finally:
+            link.session = None
+            link.ready.set()
+
+    async def _open(self, spec: dict[str, Any], stack: contextlib.AsyncExitStack) -> Any:
+        if "url" in spec:
+            http = create_mcp_http_client(headers=spec.get("headers"))
+            await stack.enter_async_context(http)
+            return await stack.enter_async_context(
+                streamable_http_client(spec["url"], http_client=http)
+            )
+        params = StdioServerParameters(
+            command=spec["command"],
+            args=spec.get("args", []),
+            env=spec.get("env"),
+            cwd=spec.get("cwd"),
+            encoding_error_handler="replace",  # one bad byte must not kill the reader
+        )
+        assert self._log is not None  # opened by connect()
+        return await stack.enter_async_context(stdio_client(params, errlog=self._log))
+
+    async def _call(self, link: _Link, tool: str, args: dict[str, Any]) -> ToolResult:
+        session = link.session
+        if session is None:
+            return link.unavailable()
+        task = asyncio.current_task()
+        assert task is not None
+        link.calls.add(task)
+        try:
+            result = await session.call_tool(tool, args, read_timeout_seconds=self.call_timeout_s)
+        except MCPError as error:
+            if error.code == CONNECTION_CLOSED:
+                link.fail(CLOSED)
+                return link.unavailable()
+            if error.code == REQUEST_TIMEOUT:
+                late = f"no reply within {self.call_timeout_s:g} s; the server may still be at it"
+                return ToolResult(f"mcp server {link.name!r}: {late}", is_error=True)
+            return ToolResult(f"mcp server {link.name!r}: {error.message}", is_error=True)
+        except asyncio.CancelledError:
+            if link.state == "connected":
+                raise  # the user's cancel
+            return link.unavailable()  # the server died under the call
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as error:
+            link.fail(problem_of(error, link.spec))
+            return link.unavailable()
+        finally:
+            link.calls.discard(task)
+        output, is_error = result_text(result)
+        return ToolResult(output or ("(failed)" if is_error else "(no output)"), is_error)
+
+    async def _close_all(self) -> None:
+        for link in self._links.values():
+            if link.state == "connected":
+                link.state = "closed"  # before the stop: teardown noise is not a failure
+            link.stop.set()
+        await asyncio.gather(*self._holders, return_exceptions=True)
+
+
+def sdk_logs_to(path: Path) -> None:
+    """The SDK's own log records (a garbage line from a server, a failed read) go to the log file:
+    unhandled, Python would print warnings on stderr, through the TUI's screen."""
+    sdk = logging.getLogger("mcp")
+    target = str(path.resolve())
+    if any(getattr(handler, "baseFilename", None) == target for handler in sdk.handlers):
+        return
+    handler = logging.FileHandler(target, encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
+    sdk.addHandler(handler)
+    sdk.propagate = False
+
+
+async def _list_tools(session: ClientSession) -> list[types.Tool]:
+    listed: list[types.Tool] = []
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await session.list_tools(params=params)
+        listed += page.tools
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return listed

@@ -1,0 +1,125 @@
+"""What a tool is: the contract every tool meets, and ``BaseTool``, which the built-in ones share.
+
+A tool has a short schema for the model and an async executor. Failures are data: an executor
+returns ``ToolResult(is_error=True)`` with a message the model can act on, and only raises for bugs.
+The agent decides permissions from ``kind`` and ``subject``. A built-in tool subclasses
+``BaseTool``, sets its name, description and schema, and writes ``execute``; ``run`` checks the
+arguments against the schema first, so ``execute`` can trust their types, and turns ``ToolError``
+and ``OSError`` into error results.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from tools.schema_check import check_arguments
+
+# read: never changes anything; edit: changes files; execute: runs commands or changes git state.
+Kind = Literal["read", "edit", "execute"]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    output: str
+    is_error: bool = False
+    # Extras for the faces (a diff, an exit code, a path); never sent to the model.
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ToolContext:
+    workspace: Path
+    # Directories outside the workspace that file tools may touch (granted by rule or by the user).
+    extra_roots: list[Path] = field(default_factory=list)
+    bash_timeout_s: float = 120.0
+    bash_max_timeout_s: float = 600.0
+    max_output_chars: int = 30_000
+
+
+@runtime_checkable
+class Tool(Protocol):
+    name: str
+    description: str
+    parameters: dict[str, Any]  # JSON schema of the arguments object
+
+    def kind(self, args: dict[str, Any]) -> Kind:
+        """What a call with these arguments does (git status reads, git commit executes)."""
+        ...
+
+    def subject(self, args: dict[str, Any]) -> str:
+        """The string permission rules match against: a command line, a path, a git subcommand."""
+        ...
+
+    def paths(self, args: dict[str, Any]) -> list[str]:
+        """File paths the call touches, for the workspace boundary check (empty when none)."""
+        ...
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+def openai_schema(tool: Tool) -> dict[str, Any]:
+    """The tool as the OpenAI chat API's ``tools`` entry."""
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        },
+    }
+
+
+STR: dict[str, Any] = {"type": "string"}
+INT: dict[str, Any] = {"type": "integer"}
+BOOL: dict[str, Any] = {"type": "boolean"}
+
+
+def params(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An object schema; every token of it is prefilled on every turn, so no descriptions here."""
+    schema: dict[str, Any] = {"type": "object", "properties": {**required, **(optional or {})}}
+    if required:
+        schema["required"] = list(required)
+    return schema
+
+
+class ToolError(Exception):
+    """A failure the model should read and act on (bad path, no match, git refused)."""
+
+
+class BaseTool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+    def kind(self, args: dict[str, Any]) -> Kind:
+        return "read"
+
+    def subject(self, args: dict[str, Any]) -> str:
+        return self.paths(args)[0]
+
+    def paths(self, args: dict[str, Any]) -> list[str]:
+        # Path tools: the path as given, normalised so "./src/a.py" matches a "src/**" rule.
+        return [os.path.normpath(str(args.get("path") or "."))]
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        problem = check_arguments(self.parameters, args)
+        if problem is not None:
+            return ToolResult(problem, is_error=True)
+        try:
+            return await self.execute(args, ctx)
+        except ToolError as error:
+            return ToolResult(str(error), is_error=True)
+        except OSError as error:
+            return ToolResult(describe_os_error(error), is_error=True)
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        raise NotImplementedError
+
+
+def describe_os_error(error: OSError) -> str:
+    if error.filename is not None:
+        return f"{error.strerror or error}: {error.filename}"
+    return str(error.strerror or error)
