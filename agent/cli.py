@@ -35,7 +35,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
     parser.add_argument("--permission-mode", choices=("ask", "auto-edit", "yolo", "plan"))
-    parser.add_argument("--max-turns", type=int, metavar="N", help="model requests per task")
+    parser.add_argument(
+        "--max-steps",
+        "--max-turns",
+        dest="max_steps",
+        type=int,
+        metavar="N",
+        help="model requests per task",
+    )
     parser.add_argument("--endpoint", metavar="URL", help="an OpenAI-compatible server to use")
     parser.add_argument("--profile", metavar="NAME", help="the managed server profile")
     parser.add_argument("--tool-mode", choices=("auto", "native", "constrained"))
@@ -69,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         "permission_mode": options.permission_mode,
         "endpoint": options.endpoint,
         "profile": options.profile,
-        "max_steps": options.max_turns,
+        "max_steps": options.max_steps,
         "tool_mode": options.tool_mode,
     }
     try:

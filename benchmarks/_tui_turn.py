@@ -29,7 +29,7 @@ from textual.await_complete import AwaitComplete  # noqa: E402
 from textual.widgets import Markdown  # noqa: E402
 
 from agent.config import load_config  # noqa: E402
-from agent.loop.events import Event, StepStats, TextDelta, TurnStats  # noqa: E402
+from agent.loop.events import Event, RequestStats, StepStats, TextDelta  # noqa: E402
 from agent.tui.app import BeeApp  # noqa: E402
 from agent.tui.backend import LocalBackend  # noqa: E402
 
@@ -110,7 +110,7 @@ async def one_turn(url: str, task: str) -> dict[str, Any]:
     applied: list[tuple[float, int]] = []
     time_appends(applied)
     ends: list[int] = []  # the reply's length in characters after each text delta
-    stats: list[TurnStats] = []
+    stats: list[RequestStats] = []
     async with app.run_test(size=SIZE, headless=True) as pilot:
         deadline = time.monotonic() + TIMEOUT_S
         while app.core is None and time.monotonic() < deadline:

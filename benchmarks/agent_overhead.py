@@ -2,7 +2,7 @@
 
 For each task, against the `tiny` server (`--tool-mode native`: the small model's constrained
 steps stream JSON, not text), three clients ask in turn:
-- headless: `beecode -p TASK --output-format stream-json --max-turns 1`; every text delta is
+- headless: `beecode -p TASK --output-format stream-json --max-steps 1`; every text delta is
   timestamped as it arrives on the pipe;
 - TUI: the real Textual app, headless at 120x40 (`_tui_turn.py`); the reply is seen when a frame
   is written after the Markdown widget took it in (its window counts the tokens after the first
@@ -74,7 +74,7 @@ def via_agent(task: str, url: str, workspace: Path, env: dict[str, str]) -> dict
         task,
         "--output-format",
         "stream-json",
-        "--max-turns",
+        "--max-steps",
         "1",
         "--permission-mode",
         "plan",

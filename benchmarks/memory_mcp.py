@@ -80,7 +80,7 @@ def run_turn(workspace: Path, url: str, env: dict[str, str]) -> dict[str, Any]:
         *BEECODE,
         "-p",
         TASK,
-        "--max-turns",
+        "--max-steps",
         "1",
         "--permission-mode",
         "plan",

@@ -61,7 +61,7 @@ def turn(text: str, url: str, workspace: Path, env: dict[str, str], first: bool)
         "json",
         "--permission-mode",
         "yolo",
-        "--max-turns",
+        "--max-steps",
         "4",
         "--endpoint",
         f"{url}/v1",

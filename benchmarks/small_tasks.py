@@ -7,7 +7,7 @@ of 10, mini-swe-agent 0. Each task runs in a fresh scratch git repo with `beecod
 --permission-mode yolo --output-format json`; a check of the files (or the answer) decides
 success, never the exact wording.
 
-    python benchmarks/small_tasks.py [--only NAME,...] [--reps 1] [--max-turns 12]
+    python benchmarks/small_tasks.py [--only NAME,...] [--reps 1] [--max-steps 12]
         [--temperature T] [--out FILE]
 """
 
@@ -173,7 +173,7 @@ def attempt(task: Task, home: Path, endpoint: str, args: argparse.Namespace) -> 
         "yolo",
         "--output-format",
         "json",
-        "--max-turns",
+        "--max-steps",
         str(args.max_turns),
         "--tool-mode",
         args.tool_mode,
@@ -217,7 +217,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated task names")
     parser.add_argument("--reps", type=int, default=1)
-    parser.add_argument("--max-turns", type=int, default=12)
+    parser.add_argument("--max-steps", type=int, default=12)
     parser.add_argument("--profile", default="tiny")
     parser.add_argument("--tool-mode", default="auto", choices=("auto", "native", "constrained"))
     parser.add_argument(

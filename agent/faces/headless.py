@@ -28,10 +28,10 @@ from agent.loop.events import (
     Event,
     PermissionDecision,
     PermissionRequest,
+    RequestStats,
     ToolCallFinished,
     ToolCallStarted,
     TurnFinished,
-    TurnStats,
 )
 from agent.runtime.assemble import AppError, build_agent
 from agent.sessions.store import SessionError
@@ -45,7 +45,7 @@ HEADLESS_DENIAL = (
 )
 
 
-def stats_line(turns: list[TurnStats]) -> str:
+def stats_line(turns: list[RequestStats]) -> str:
     """One line of the turn's figures for stderr."""
     if not turns:
         return "no model requests"

@@ -27,7 +27,7 @@ from agent.context.prompt import (
     trim_tool_result,
 )
 from agent.loop.calls import CallRunner
-from agent.loop.events import ErrorEvent, EventSink, Notice, StepStats, TurnFinished, TurnStats
+from agent.loop.events import ErrorEvent, EventSink, Notice, RequestStats, StepStats, TurnFinished
 from agent.model.endpoint import ChatModel, ContextOverflow, ModelError
 from agent.model.reply import Call, Reply, collect
 from agent.permissions.rules import Permissions
@@ -54,7 +54,7 @@ class _Stop(Exception):
 @dataclasses.dataclass
 class _Turn:
     emit: EventSink
-    stats: list[TurnStats] = dataclasses.field(default_factory=list)
+    stats: list[RequestStats] = dataclasses.field(default_factory=list)
     invalid_streak: int = 0
     watch: TurnWatch = dataclasses.field(default_factory=TurnWatch)
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 
 @dataclass(frozen=True)
-class TurnStats:
+class RequestStats:
     """One model request's figures. ``source`` says whether the server measured them."""
 
     source: Literal["server", "client"]
@@ -94,12 +94,12 @@ class PermissionRequest:
 class StepStats:
     """Stats of one model request inside a turn, live for the faces."""
 
-    stats: TurnStats
+    stats: RequestStats
 
 
 @dataclass(frozen=True)
 class TurnFinished:
-    stats: list[TurnStats]  # one per model request in the turn
+    stats: list[RequestStats]  # one per model request in the turn
     stop_reason: Literal["done", "max_steps", "cancelled", "error", "tool_failures"]
     final_text: str
 

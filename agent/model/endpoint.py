@@ -2,7 +2,7 @@
 
 ``OpenAIChatModel`` talks to llama-server (or any OpenAI-compatible endpoint) through the
 ``openai`` SDK. It yields text, reasoning and tool-call fragments as they arrive and ends every
-stream with a ``StreamEnd`` carrying the request's ``TurnStats``: the server's own ``timings``
+stream with a ``StreamEnd`` carrying the request's ``RequestStats``: the server's own ``timings``
 when it sends them, client-side measurements otherwise. Errors become one-line ``ModelError``s;
 a prompt larger than the context becomes ``ContextOverflow`` so the loop can compact.
 """
@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import openai
 
-from agent.loop.events import TurnStats
+from agent.loop.events import RequestStats
 from agent.steps.schema import step_response_format, step_tools
 
 
@@ -57,7 +57,7 @@ class CallPiece:
 @dataclass(frozen=True)
 class StreamEnd:
     finish_reason: str | None
-    stats: TurnStats
+    stats: RequestStats
 
 
 ModelChunk = TextPiece | ReasoningPiece | CallPiece | StreamEnd
@@ -101,11 +101,11 @@ class _Clock:
 
 def turn_stats(
     timings: dict[str, Any] | None, usage: dict[str, Any] | None, clock: _Clock
-) -> TurnStats:
+) -> RequestStats:
     """Stats from the server's ``timings`` (source "server") or from usage and the clock."""
     if timings:
         draft_n = timings.get("draft_n")
-        return TurnStats(
+        return RequestStats(
             source="server",
             decode_tok_s=float(timings.get("predicted_per_second") or 0.0),
             predicted_n=int(timings.get("predicted_n") or 0),
@@ -122,7 +122,7 @@ def turn_stats(
     cached = int(details.get("cached_tokens") or 0)
     predicted = int(usage.get("completion_tokens") or clock.deltas)
     span = (clock.last - clock.first) if clock.first is not None and clock.last is not None else 0.0
-    return TurnStats(
+    return RequestStats(
         source="client",
         # The first token is free (it ends the prefill), so the rate counts the ones after it.
         decode_tok_s=(predicted - 1) / span if span > 0 and predicted > 1 else 0.0,

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.loop.events import EventSink, ReasoningDelta, TextDelta, TurnStats
+from agent.loop.events import EventSink, ReasoningDelta, RequestStats, TextDelta
 from agent.model.endpoint import CallPiece, ModelChunk, ReasoningPiece, StreamEnd, TextPiece
 from agent.model.toolcalls import ParsedCall, parse_arguments, parse_text_calls
 from agent.steps.schema import parse_step
@@ -32,7 +32,7 @@ class Reply:
     reasoning: str = ""
     calls: list[Call] = field(default_factory=list)
     finish_reason: str | None = None
-    stats: TurnStats | None = None
+    stats: RequestStats | None = None
     # Native call fragments by stream index: [id, name, argument text].
     fragments: dict[int, list[str]] = field(default_factory=dict)
 

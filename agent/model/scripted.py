@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.loop.events import TurnStats
+from agent.loop.events import RequestStats
 from agent.model.endpoint import CallPiece, ModelChunk, StreamEnd, TextPiece
 
 
@@ -38,8 +38,8 @@ Step = ModelChunk | Hold | Exception
 Script = Sequence[Step]
 
 
-def stats(prompt_n: int = 10, cache_n: int = 0, predicted_n: int = 5) -> TurnStats:
-    return TurnStats("server", 50.0, predicted_n, prompt_n, cache_n, None, None, 0.1)
+def stats(prompt_n: int = 10, cache_n: int = 0, predicted_n: int = 5) -> RequestStats:
+    return RequestStats("server", 50.0, predicted_n, prompt_n, cache_n, None, None, 0.1)
 
 
 def text(*pieces: str) -> list[Step]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent.loop.events import TurnStats
+from agent.loop.events import RequestStats
 from agent.tui import format as fmt
 
 
-def combine(steps: Sequence[TurnStats]) -> TurnStats | None:
+def combine(steps: Sequence[RequestStats]) -> RequestStats | None:
     """One turn's requests as one figure: tok/s over the summed decode time, drafts summed
     (``None`` when no request speculated), measured by the server only if every request was."""
     if not steps:
@@ -17,7 +17,7 @@ def combine(steps: Sequence[TurnStats]) -> TurnStats | None:
     timed = [s for s in steps if s.decode_tok_s > 0]  # a one-token reply has no decode rate
     decode_s = sum(s.predicted_n / s.decode_tok_s for s in timed)
     drafted = [s for s in steps if s.draft_n is not None]
-    return TurnStats(
+    return RequestStats(
         source="server" if all(s.source == "server" for s in steps) else "client",
         decode_tok_s=sum(s.predicted_n for s in timed) / decode_s if decode_s > 0 else 0.0,
         predicted_n=sum(s.predicted_n for s in steps),
@@ -42,7 +42,7 @@ class LiveRate:
 
 
 def throughput_parts(
-    turn: TurnStats | None,
+    turn: RequestStats | None,
     live: LiveRate | None,
     baseline_tok_s: float | None,
     history: Sequence[float],
@@ -63,7 +63,7 @@ def throughput_parts(
     return parts
 
 
-def _turn_parts(turn: TurnStats, baseline_tok_s: float | None) -> list[tuple[str, str]]:
+def _turn_parts(turn: RequestStats, baseline_tok_s: float | None) -> list[tuple[str, str]]:
     parts = [(f"{turn.decode_tok_s:.1f} tok/s", "bold")]
     if turn.source == "client":
         parts.append((" (client-measured)", "dim"))

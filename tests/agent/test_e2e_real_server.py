@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent.config import load_config
-from agent.loop.events import Event, TurnStats
+from agent.loop.events import Event, RequestStats
 from agent.model.endpoint import ContextOverflow, OpenAIChatModel, StreamEnd
 from agent.runtime.assemble import build_agent
 
@@ -37,7 +37,7 @@ def test_headless_creates_hello_py_and_runs_it(tiny_server: str, workspace: Path
     task = "create hello.py that prints hello, then run it"
     args = ["-p", task, "--permission-mode", "yolo", "--endpoint", tiny_server]
     done = subprocess.run(
-        [sys.executable, "-m", "agent", *args, "--output-format", "json", "--max-turns", "8"],
+        [sys.executable, "-m", "agent", *args, "--output-format", "json", "--max-steps", "8"],
         cwd=workspace,
         env=os.environ.copy(),
         capture_output=True,
@@ -88,7 +88,7 @@ async def test_prefix_cache_serves_later_turns(tiny_server: str, workspace: Path
     agent = build_agent(workspace, config)
     assert agent.n_ctx == 8192
     assert agent.constrained  # a 0.5B model: constrained steps in auto mode
-    stats: list[list[TurnStats]] = []  # one request per turn (max_steps 1): cheap on CPU
+    stats: list[list[RequestStats]] = []  # one request per turn (max_steps 1): cheap on CPU
     for question in ("What is 2 + 2?", "And 3 + 3?", "And 4 + 4?"):
         events: list[Event] = []
         finished = await agent.run_turn(question, events.append)

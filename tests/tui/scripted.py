@@ -22,10 +22,10 @@ from agent.loop.events import (
     EventSink,
     PermissionDecision,
     PermissionRequest,
+    RequestStats,
     StepStats,
     TextDelta,
     TurnFinished,
-    TurnStats,
 )
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
@@ -65,9 +65,9 @@ def stats(
     draft: tuple[int, int] | None = None,
     prompt: int = 300,
     cache: int = 0,
-) -> TurnStats:
+) -> RequestStats:
     proposed, accepted = draft if draft is not None else (None, None)
-    return TurnStats("server", tok_s, predicted, prompt, cache, proposed, accepted, 3.0)
+    return RequestStats("server", tok_s, predicted, prompt, cache, proposed, accepted, 3.0)
 
 
 class ScriptedAgent:
@@ -83,7 +83,7 @@ class ScriptedAgent:
         self._add({"role": "user", "content": user_text})
         self.cancelled.clear()
         script = self.turns.popleft() if self.turns else [TextDelta("(no script)")]
-        steps: list[TurnStats] = []
+        steps: list[RequestStats] = []
         text: list[str] = []
         reason: Any = "done"
         for step in script:

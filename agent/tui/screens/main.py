@@ -28,12 +28,12 @@ from agent.loop.events import (
     PermissionDecision,
     PermissionRequest,
     ReasoningDelta,
+    RequestStats,
     StepStats,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
     TurnFinished,
-    TurnStats,
 )
 from agent.tui.history import PromptHistory
 from agent.tui.inbox import Inbox
@@ -73,10 +73,10 @@ class MainScreen(Screen[None]):
         self.inbox = Inbox(self._wake)
         self._last_drain = float("-inf")
         self.clock: Callable[[], float] = time.monotonic
-        self.turns: list[TurnStats] = []  # one combined figure per turn that asked the model
+        self.turns: list[RequestStats] = []  # one combined figure per turn that asked the model
         self.turns_finished = 0
         self.context_used = 0
-        self._steps: list[TurnStats] = []  # this turn's requests so far
+        self._steps: list[RequestStats] = []  # this turn's requests so far
         self._live_start: tuple[float, int] | None = None  # (clock, inbox.received) at 1st delta
         self._live_drawn = 0.0
         self._finished_emitted = False

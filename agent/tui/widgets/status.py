@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from agent.faces.contract import Facts, ServerView
-from agent.loop.events import TurnStats
+from agent.loop.events import RequestStats
 from agent.tui import format as fmt
 from agent.tui.throughput import LiveRate, throughput_parts
 
@@ -18,7 +18,7 @@ class ThroughputLine(Static):
 
     def show(
         self,
-        turn: TurnStats | None,
+        turn: RequestStats | None,
         live: LiveRate | None,
         baseline_tok_s: float | None,
         history: Sequence[float],
