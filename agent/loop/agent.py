@@ -5,6 +5,10 @@ reply calls tools, each call is checked (arguments, permissions), run (``agent.l
 result appended; otherwise the reply is the answer. Every message, permission decision and stat
 goes to the session as it happens. The loop never prints: faces get typed events.
 
+What differs between models (the tools offered, the reply's format, answers set aside, a
+closing step) is the step policy's (``agent.steps.policy``): the loop asks it and never knows
+which one it has.
+
 Stops: the answer (done), ``max_steps``, three invalid calls in a row or the same call with the
 same result three times (tool_failures), a model error (error), or ``cancel()`` (cancelled).
 History stays valid in every case: no call is left without a result, no bad JSON is sent back.
@@ -28,18 +32,17 @@ from agent.context.prompt import (
 )
 from agent.loop.calls import CallRunner
 from agent.loop.events import ErrorEvent, EventSink, Notice, RequestStats, StepStats, TurnFinished
-from agent.model.endpoint import ChatModel, ContextOverflow, ModelError
+from agent.model.endpoint import FREE, ChatModel, ContextOverflow, ModelError
 from agent.model.reply import Call, Reply, collect
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
-from agent.steps.habits import DONE_NOTE, REPORT_PROMPT, ReadLedger, TurnWatch
-from agent.steps.schema import ANSWER, STEP_GUIDE, STEP_LEFT_OUT
+from agent.steps.constrained import step_policy
+from agent.steps.habits import ReadLedger
+from agent.steps.policy import Step
 from tools.registry import ToolRegistry
 from tools.tool import ToolContext, ToolResult
 
-Offer = Literal["all", "tools", "answer"]  # what a constrained step may call
 MAX_INVALID_STREAK = 3  # invalid calls in a row before the turn stops
-NATIVE_INVALID_SWITCH = 2  # invalid native calls before "auto" switches to constrained steps
 TRIMMED_RESULT_CHARS = 2_000  # tool results are cut to this when compaction has nothing else
 
 
@@ -56,7 +59,6 @@ class _Turn:
     emit: EventSink
     stats: list[RequestStats] = dataclasses.field(default_factory=list)
     invalid_streak: int = 0
-    watch: TurnWatch = dataclasses.field(default_factory=TurnWatch)
 
 
 class Agent:
@@ -74,20 +76,21 @@ class Agent:
         counter: TokenCounter | None = None,
         constrained: bool = False,
     ) -> None:
-        """``constrained``: the model's tool mode when ``config.tool_mode`` is "auto"."""
+        """``constrained``: the model is small enough for constrained steps, which
+        ``config.tool_mode`` "auto" then takes (``agent.steps.constrained``)."""
         self.model, self.registry, self.session, self.config = model, registry, session, config
         self.permissions = permissions  # faces change its mode at run time
         self.n_ctx = n_ctx
         self.counter = counter or TokenCounter(None)
-        mode = config.tool_mode
-        self.constrained = mode == "constrained" or (mode == "auto" and constrained)
-        guide = STEP_GUIDE if self.constrained else ""
-        self.messages: list[dict[str, Any]] = [{"role": "system", "content": system + guide}]
+        self._ledger = ReadLedger(registry, ctx.workspace)
+        self.policy = step_policy(
+            config.tool_mode, constrained, registry, permissions, self._ledger
+        )
+        self._system = system
+        self.messages: list[dict[str, Any]] = [self._system_message()]
         # The system prompt is rebuilt each run; sessions hold the conversation after it.
         self.messages += [m for m in session.messages() if m.get("role") != "system"]
         self._runner = CallRunner(registry, permissions, ctx, session)
-        self._ledger = ReadLedger(registry, ctx.workspace)
-        self._native_invalid = 0
         self._task: asyncio.Task[TurnFinished] | None = None
         self._cancelled = False
 
@@ -95,6 +98,7 @@ class Agent:
         """One user turn: model and tool steps until the model answers or the turn stops."""
         turn = _Turn(emit)
         self._cancelled = False
+        self.policy.start_turn()
         content, attached = attach_mentions(user_text, self._ledger.workspace)
         self._ledger.seen.update(attached)
         self._add({"role": "user", "content": content})
@@ -124,22 +128,18 @@ class Agent:
 
     async def _steps(self, turn: _Turn) -> TurnFinished:
         try:
-            offer: Offer = "all"
             for _ in range(self.config.max_steps):
-                reply = await self._ask(turn, offer)
-                offer = "all"
+                reply = await self._ask(turn, self.policy.step(self.registry.schemas()))
                 if not reply.calls:
-                    if self.constrained and (turn.watch.wants_check() or turn.watch.wants_retry()):
-                        # The answer waits for a run, compile or read of the change. It is not
-                        # kept, and no request says so: a small model copies such words.
-                        offer = "tools"
-                        continue
-                    self._add({"role": "assistant", "content": reply.text})
-                    return TurnFinished(turn.stats, "done", reply.text)
+                    answer = self.policy.answer(reply, turn.emit)
+                    if answer is None:
+                        continue  # set aside: the policy wants a tool step first
+                    return self._finish(turn, answer)
                 self._add(_assistant_message(reply))
                 await self._run_calls(reply.calls, turn)
-                if self.constrained and turn.watch.settled:
-                    return TurnFinished(turn.stats, "done", await self._report(turn))
+                if (closing := self.policy.closing(self.registry.schemas())) is not None:
+                    reply = await self._ask(turn, closing)
+                    return self._finish(turn, self.policy.closing_words(reply, turn.emit))
             raise _Stop("max_steps", f"Stopped: reached the step limit ({self.config.max_steps}).")
         except _Stop as stop:
             turn.emit(Notice(str(stop), "warning"))
@@ -148,42 +148,26 @@ class Agent:
             turn.emit(ErrorEvent(str(e)))
             return TurnFinished(turn.stats, "error", str(e))
 
-    async def _report(self, turn: _Turn) -> str:
-        """The model's closing words, as a step that can only be the answer (asked in plain
-        words, a small model often answered with one more step object)."""
-        self._add({"role": "user", "content": REPORT_PROMPT})
-        reply = await self._ask(turn, "answer")
-        # Nothing said: the last tool result is the honest report.
-        text = reply.text.strip() or next(
-            f"Last result: {m['content']}" for m in reversed(self.messages) if m["role"] == "tool"
-        )
-        self._add({"role": "assistant", "content": text})
-        return text
+    def _finish(self, turn: _Turn, answer: str) -> TurnFinished:
+        self._add({"role": "assistant", "content": answer})
+        return TurnFinished(turn.stats, "done", answer)
 
-    async def _ask(self, turn: _Turn, offer: Offer = "all") -> Reply:
-        """One model reply; compacts first when the history nears the context size, and once
-        more (then gives up) when the server still says it does not fit. ``offer``: what a
-        constrained step may be (the tools, the answer, or either)."""
+    async def _ask(self, turn: _Turn, step: Step) -> Reply:
+        """One model reply, read by the policy; compacts first when the history nears the
+        context size, and once more (then gives up) when the server still says it does not fit."""
         await self._compact(turn.emit, force=False)
-        constrained = self.constrained
-        schemas = self.registry.schemas()
-        allowed: set[str] | None = None
-        if constrained:
-            schemas = [s for s in schemas if s["function"]["name"] not in STEP_LEFT_OUT]
-            banned = turn.watch.take_banned() | self._refused_by_mode()
-            tools = {n for n in _names(schemas) if n not in banned} if offer != "answer" else set()
-            allowed = tools | ({ANSWER} if offer != "tools" else set())
         for attempt in range(2):
             reply = Reply()
-            stream = self.model.stream(
-                self.messages, schemas, constrained=constrained, allowed=allowed
-            )
+            messages = self.messages
+            if step.instruction:  # for this request only: the user never said it
+                messages = [*messages, {"role": "user", "content": step.instruction}]
+            stream = self.model.stream(messages, step.tools, reply_format=step.reply_format)
             try:
                 await collect(
                     stream,
                     turn.emit,
                     reply,
-                    constrained=constrained,
+                    reply_format=step.reply_format,
                     tool_names=self.registry.names(),
                 )
             except ContextOverflow as e:
@@ -193,42 +177,30 @@ class Agent:
                 continue
             except asyncio.CancelledError:
                 # What was said before the cancel stays, as a plain message; calls are dropped.
-                if reply.text.strip() and not constrained:
+                if reply.text.strip() and step.reply_format.free:
                     self._add({"role": "assistant", "content": reply.text})
                 raise
             if reply.stats is not None:
                 turn.stats.append(reply.stats)
                 self.session.append({"type": "stats", **dataclasses.asdict(reply.stats)})
                 turn.emit(StepStats(reply.stats))
+            self.policy.read(reply)
             return reply
         raise AssertionError("unreachable")
 
-    def _refused_by_mode(self) -> set[str]:
-        """Tools the permission mode refuses whatever their arguments: plan mode runs reads
-        only, and a small model offered a write there tries it again and again."""
-        if self.permissions.mode != "plan":
-            return set()
-        return {
-            n for n in self.registry.names() if (t := self.registry.get(n)) and t.kind({}) != "read"
-        }
-
     async def _run_calls(self, calls: list[Call], turn: _Turn) -> None:
+        invalid = 0
         for call in calls:
             call.error = call.error or self.registry.validate(call.name, call.arguments)
             turn.invalid_streak = turn.invalid_streak + 1 if call.error else 0
-            if call.error and not self.constrained:
-                self._native_invalid += 1
-            call.error = call.error or self._ledger.unread_edit(call)
-            if self.constrained:
-                call.error = call.error or self._ledger.clobbering_write(call)
+            invalid += bool(call.error)
+            call.error = call.error or self._ledger.unread_edit(call) or self.policy.refusal(call)
         answered: set[str] = set()
 
         def record(call: Call, result: ToolResult) -> None:
             answered.add(call.id)
             self._ledger.observe(call, result)
-            note = turn.watch.observe(call, self._ledger.kind(call), result)
-            if self.constrained and note == DONE_NOTE:
-                note = ""  # the turn ends with the report now; a small model would copy the note
+            note = self.policy.note(call, self._ledger.kind(call), result)
             self._add({"role": "tool", "tool_call_id": call.id, "content": result.output + note})
 
         try:
@@ -238,9 +210,12 @@ class Agent:
             for call in calls:
                 if call.id not in answered:
                     record(call, ToolResult("Cancelled by the user.", is_error=True))
-        self._maybe_switch_mode(turn.emit)
-        if turn.watch.stuck:
-            raise _Stop("tool_failures", turn.watch.stuck)
+        policy = self.policy.after_calls(invalid, turn.emit)
+        if policy is not self.policy:
+            self.policy = policy
+            self.messages[0] = self._system_message()
+        if self.policy.stuck:
+            raise _Stop("tool_failures", self.policy.stuck)
         if turn.invalid_streak >= MAX_INVALID_STREAK:
             raise _Stop(
                 "tool_failures",
@@ -248,15 +223,8 @@ class Agent:
                 f"row; the last: {calls[-1].error}",
             )
 
-    def _maybe_switch_mode(self, emit: EventSink) -> None:
-        if self.config.tool_mode == "auto" and not self.constrained:
-            if self._native_invalid >= NATIVE_INVALID_SWITCH:
-                self.constrained = True
-                self.messages[0] = {
-                    **self.messages[0],
-                    "content": self.messages[0]["content"] + STEP_GUIDE,
-                }
-                emit(Notice("The model's tool calls were invalid; switching to constrained steps."))
+    def _system_message(self) -> dict[str, Any]:
+        return {"role": "system", "content": self.policy.system(self._system)}
 
     async def _compact(self, emit: EventSink, *, force: bool) -> None:
         if not force:
@@ -287,17 +255,13 @@ class Agent:
 
     async def _summarize(self, old: list[dict[str, Any]]) -> str:
         reply = Reply()
-        stream = self.model.stream(summary_request(old), [], constrained=False)
-        await collect(stream, lambda _event: None, reply, constrained=False, tool_names=())
+        stream = self.model.stream(summary_request(old), [])
+        await collect(stream, lambda _event: None, reply, reply_format=FREE, tool_names=())
         return reply.text
 
     def _add(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
         self.session.append({"type": "message", "message": message})
-
-
-def _names(schemas: list[dict[str, Any]]) -> list[str]:
-    return [s["function"]["name"] for s in schemas]
 
 
 def _trimmed(message: dict[str, Any]) -> dict[str, Any]:

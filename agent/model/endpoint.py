@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import openai
 
 from agent.loop.events import RequestStats
-from agent.steps.schema import step_response_format, step_tools
 
 
 class ModelError(Exception):
@@ -63,20 +62,32 @@ class StreamEnd:
 ModelChunk = TextPiece | ReasoningPiece | CallPiece | StreamEnd
 
 
+@dataclass(frozen=True)
+class ReplyFormat:
+    """The shape a reply must take: free (text and native tool calls) when ``schema`` is None,
+    else one JSON object that follows ``schema`` (the server turns it into a grammar)."""
+
+    schema: dict[str, Any] | None = None
+    name: str = "reply"  # the schema's name in the request
+
+    @property
+    def free(self) -> bool:
+        return self.schema is None
+
+
+FREE = ReplyFormat()
+
+
 class ChatModel(Protocol):
     def stream(
         self,
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         *,
-        constrained: bool,
-        allowed: Collection[str] | None = None,
+        reply_format: ReplyFormat = FREE,
     ) -> AsyncIterator[ModelChunk]:
-        """One model request. ``constrained``: force the reply into one step object
-        (``agent.steps.schema``), for models too small to call tools reliably. ``allowed``: the
-        names that step may call, ``answer`` among them when it may answer (None: every tool
-        and the answer). The template still describes them all, so the prompt prefix stays
-        the same from step to step."""
+        """One model request. ``tools`` go to the chat template, which describes them; with a
+        schema in ``reply_format`` the reply is one JSON object instead of native calls."""
         ...
 
 
@@ -182,11 +193,7 @@ class OpenAIChatModel:
         self._max_tokens = max_tokens
 
     def _request(
-        self,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        constrained: bool,
-        allowed: Collection[str] | None,
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], reply_format: ReplyFormat
     ) -> dict[str, Any]:
         request: dict[str, Any] = {
             "model": self._model,
@@ -196,15 +203,13 @@ class OpenAIChatModel:
             "max_tokens": self._max_tokens,
             **self._sampling,
         }
-        if constrained:
-            # The tools go too, so the chat template describes them (and the answer step).
-            described = request["tools"] = step_tools(tools)
-            callable_now = [
-                t for t in described if allowed is None or t["function"]["name"] in allowed
-            ]
-            request["response_format"] = step_response_format(callable_now)
-        elif tools:
+        if tools:
             request["tools"] = tools
+        if reply_format.schema is not None:
+            request["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": reply_format.name, "schema": reply_format.schema},
+            }
         if self._extra:
             request["extra_body"] = self._extra
         return request
@@ -214,14 +219,13 @@ class OpenAIChatModel:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         *,
-        constrained: bool,
-        allowed: Collection[str] | None = None,
+        reply_format: ReplyFormat = FREE,
     ) -> AsyncIterator[ModelChunk]:
         clock = _Clock()
         finish: str | None = None
         timings: dict[str, Any] | None = None
         usage: dict[str, Any] | None = None
-        request = self._request(messages, tools, constrained, allowed)
+        request = self._request(messages, tools, reply_format)
         try:
             # The chunks are read as plain JSON: the SDK's parsed stream builds a pydantic object
             # per token, which cost more than all the agent's other per-token work together and

@@ -1,8 +1,9 @@
 """One model reply assembled from its stream: text, reasoning, tool calls and stats.
 
 Text and reasoning are emitted to the face as they arrive. Tool calls come from the server's
-native tool calls, from calls the model left in its text (``agent.model.toolcalls``), or, in
-constrained mode, from the single step object the grammar forced (``agent.steps.schema``).
+native tool calls or from calls the model left in its text (``agent.model.toolcalls``). A reply
+held to a schema is one JSON object: its text is kept whole and unshown, for the step policy to
+read (``agent.steps``).
 """
 
 from __future__ import annotations
@@ -13,9 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.loop.events import EventSink, ReasoningDelta, RequestStats, TextDelta
-from agent.model.endpoint import CallPiece, ModelChunk, ReasoningPiece, StreamEnd, TextPiece
+from agent.model.endpoint import (
+    CallPiece,
+    ModelChunk,
+    ReasoningPiece,
+    ReplyFormat,
+    StreamEnd,
+    TextPiece,
+)
 from agent.model.toolcalls import ParsedCall, parse_arguments, parse_text_calls
-from agent.steps.schema import parse_step
 
 
 @dataclass
@@ -46,7 +53,7 @@ async def collect(
     emit: EventSink,
     reply: Reply,
     *,
-    constrained: bool,
+    reply_format: ReplyFormat,
     tool_names: Collection[str],
 ) -> None:
     """Fill ``reply`` from ``chunks``. It is filled as the stream goes, so a cancelled stream
@@ -55,7 +62,7 @@ async def collect(
         match chunk:
             case TextPiece(text):
                 reply.text += text
-                if not constrained:  # a step object is raw JSON, shown once it is read
+                if reply_format.free:  # an object is raw JSON, for its reader to show
                     emit(TextDelta(text))
             case ReasoningPiece(text):
                 reply.reasoning += text
@@ -67,29 +74,23 @@ async def collect(
                 slot[2] += fragment
             case StreamEnd(finish_reason, stats):
                 reply.finish_reason, reply.stats = finish_reason, stats
-    if constrained and not reply.fragments:
-        step = parse_step(reply.text)
-        reply.text = step if isinstance(step, str) else ""
-        if isinstance(step, str):
-            emit(TextDelta(step))
-        else:
-            reply.calls = [_call(step, reply.finish_reason)]
+    if not reply_format.free and not reply.fragments:
         return
     for call_id, name, raw in reply.fragments.values():
         parsed, error = parse_arguments(raw)
-        reply.calls.append(_call(ParsedCall(name, parsed, error), reply.finish_reason, call_id))
+        reply.calls.append(make_call(ParsedCall(name, parsed, error), reply.finish_reason, call_id))
     if not reply.calls:
         found = parse_text_calls(reply.text, tool_names)
         if found.calls:
             reply.text = found.text
-            reply.calls = [_call(c, reply.finish_reason) for c in found.calls]
+            reply.calls = [make_call(c, reply.finish_reason) for c in found.calls]
     ids = [c.id for c in reply.calls]
     for i, c in enumerate(reply.calls):
         if c.id in ids[:i]:  # results are matched by id: a repeated one would be ambiguous
             c.id = new_call_id()
 
 
-def _call(parsed: ParsedCall, finish_reason: str | None, call_id: str = "") -> Call:
+def make_call(parsed: ParsedCall, finish_reason: str | None, call_id: str = "") -> Call:
     error = parsed.error
     if error and finish_reason == "length":
         error += "; the reply hit the token limit, so keep the call shorter"

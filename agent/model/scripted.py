@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import AsyncIterator, Collection, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.loop.events import RequestStats
-from agent.model.endpoint import CallPiece, ModelChunk, StreamEnd, TextPiece
+from agent.model.endpoint import FREE, CallPiece, ModelChunk, ReplyFormat, StreamEnd, TextPiece
 
 
 @dataclass
@@ -30,8 +30,7 @@ class Hold:
 class Request:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
-    constrained: bool
-    allowed: Collection[str] | None = None
+    reply_format: ReplyFormat = FREE
 
 
 Step = ModelChunk | Hold | Exception
@@ -75,10 +74,9 @@ class ScriptedModel:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         *,
-        constrained: bool,
-        allowed: Collection[str] | None = None,
+        reply_format: ReplyFormat = FREE,
     ) -> AsyncIterator[ModelChunk]:
-        self.requests.append(Request(copy.deepcopy(messages), tools, constrained, allowed))
+        self.requests.append(Request(copy.deepcopy(messages), tools, reply_format))
         if not self.replies:
             raise AssertionError("the scripted model has no reply left")
         for step in self.replies.pop(0):

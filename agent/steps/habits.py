@@ -37,8 +37,6 @@ REPEAT_NOTE = (
 DONE_NOTE = "\n[This exact call already ran, with this same result. If the task is done, answer.]"
 WRITTEN_NOTE = "\n[Already written. Now check it: run it with bash or read it. Or answer.]"
 FILE_TOOLS = frozenset({"write", "edit"})
-# Short on purpose: a small model copies the words of this request into its answer.
-REPORT_PROMPT = "Now answer me in one or two sentences."
 
 
 @dataclass
@@ -91,20 +89,20 @@ class TurnWatch:
         banned, self.banned = self.banned, frozenset()
         return banned | self.failing
 
-    def wants_retry(self) -> bool:
-        """True once per turn, when the model answers while a call of it keeps failing (a
-        small model gives up where one more step, the failing tool taken away, fixes it)."""
-        if not self.failing or self.retried:
-            return False
-        self.retried = True
-        return True
+    def answer_waits(self) -> bool:
+        """Whether an answer now is to be set aside for one more step that calls a tool: right
+        after a file change (small models claim results they never saw), or while a call keeps
+        failing (they give up one step short of the fix). Each reason once per turn."""
+        return (self.unchecked_edit and not self.nudged) or (
+            bool(self.failing) and not self.retried
+        )
 
-    def wants_check(self) -> bool:
-        """True once per turn, when the model answers right after changing a file."""
-        if not self.unchecked_edit or self.nudged:
-            return False
-        self.nudged = True
-        return True
+    def set_answer_aside(self) -> None:
+        """Record that an answer was set aside, for the first reason that applies."""
+        if self.unchecked_edit and not self.nudged:
+            self.nudged = True
+        else:
+            self.retried = True
 
 
 class ReadLedger:

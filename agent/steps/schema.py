@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agent.model.endpoint import ReplyFormat
 from agent.model.toolcalls import ParsedCall, call_from_object, loads_lenient
 
 # Appended to the system prompt in constrained mode: the format, and worked tasks, which small
@@ -103,8 +104,9 @@ def step_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
     return {"anyOf": branches}
 
 
-def step_response_format(tools: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"type": "json_schema", "json_schema": {"name": "step", "schema": step_schema(tools)}}
+def step_format(tools: list[dict[str, Any]]) -> ReplyFormat:
+    """The reply format of a step that may call one of ``tools``."""
+    return ReplyFormat(step_schema(tools), "step")
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*(?:```)?\s*$", re.S)

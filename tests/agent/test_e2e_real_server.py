@@ -19,6 +19,7 @@ from agent.config import load_config
 from agent.loop.events import Event, RequestStats
 from agent.model.endpoint import ContextOverflow, OpenAIChatModel, StreamEnd
 from agent.runtime.assemble import build_agent
+from agent.steps.constrained import ConstrainedSteps
 
 pytestmark = pytest.mark.real_server
 
@@ -63,7 +64,7 @@ def test_headless_creates_hello_py_and_runs_it(tiny_server: str, workspace: Path
 async def test_stream_stats_come_from_server_timings(tiny_server: str) -> None:
     model = OpenAIChatModel(tiny_server, temperature=0.0, max_tokens=16)
     messages = [{"role": "user", "content": "Say hello."}]
-    pieces = [p async for p in model.stream(messages, [], constrained=False)]
+    pieces = [p async for p in model.stream(messages, [])]
     end = pieces[-1]
     assert isinstance(end, StreamEnd) and end.finish_reason in ("stop", "length")
     stats = end.stats
@@ -77,7 +78,7 @@ async def test_context_overflow_from_the_real_server(tiny_server: str) -> None:
     model = OpenAIChatModel(tiny_server)
     messages = [{"role": "user", "content": "word " * 9000}]
     with pytest.raises(ContextOverflow) as caught:
-        async for _ in model.stream(messages, [], constrained=False):
+        async for _ in model.stream(messages, []):
             pass
     assert caught.value.n_ctx == 8192 and (caught.value.n_prompt_tokens or 0) > 8192
 
@@ -87,7 +88,7 @@ async def test_prefix_cache_serves_later_turns(tiny_server: str, workspace: Path
     config = load_config(workspace, flags)
     agent = build_agent(workspace, config)
     assert agent.n_ctx == 8192
-    assert agent.constrained  # a 0.5B model: constrained steps in auto mode
+    assert isinstance(agent.policy, ConstrainedSteps)  # a 0.5B model: constrained in auto mode
     stats: list[list[RequestStats]] = []  # one request per turn (max_steps 1): cheap on CPU
     for question in ("What is 2 + 2?", "And 3 + 3?", "And 4 + 4?"):
         events: list[Event] = []

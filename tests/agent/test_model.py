@@ -8,12 +8,6 @@ test_e2e_real_server.py.
 
 from __future__ import annotations
 
-import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
-
 import pytest
 
 from agent.model.endpoint import (
@@ -27,64 +21,7 @@ from agent.model.endpoint import (
     TextPiece,
 )
 from agent.runtime.assemble import server_root, wants_constrained
-
-
-class Script:
-    status = 200
-    body: list[dict[str, Any] | str] = []  # SSE data items; a str is sent verbatim
-    requests: list[dict[str, Any]] = []
-
-
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-        length = int(self.headers["Content-Length"])
-        Script.requests.append(json.loads(self.rfile.read(length)))
-        if Script.status != 200:
-            payload = json.dumps(Script.body[0]).encode()
-            self.send_response(Script.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-        for item in Script.body:
-            data = item if isinstance(item, str) else json.dumps(item)
-            self.wfile.write(f"data: {data}\n\n".encode())
-            self.wfile.flush()
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass
-
-
-@pytest.fixture
-def endpoint() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
-    thread.start()
-    Script.status, Script.body, Script.requests = 200, [], []
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def chunk(
-    delta: dict[str, Any] | None = None, finish: str | None = None, **extra: Any
-) -> dict[str, Any]:
-    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
-    return {
-        "id": "c1",
-        "object": "chat.completion.chunk",
-        "created": 1,
-        "model": "m",
-        "choices": choices,
-        **extra,
-    }
-
+from tests.agent.sse_server import Script, chunk
 
 TIMINGS = {
     "cache_n": 120,
@@ -107,14 +44,9 @@ USAGE = {
 }
 
 
-async def pieces(model: OpenAIChatModel, constrained: bool = False) -> list[ModelChunk]:
+async def pieces(model: OpenAIChatModel) -> list[ModelChunk]:
     tools = [{"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}]
-    return [
-        c
-        async for c in model.stream(
-            [{"role": "user", "content": "hi"}], tools, constrained=constrained
-        )
-    ]
+    return [c async for c in model.stream([{"role": "user", "content": "hi"}], tools)]
 
 
 async def test_stream_yields_typed_pieces_and_server_stats(endpoint: str) -> None:
@@ -187,30 +119,6 @@ async def test_without_timings_stats_are_measured_client_side(endpoint: str) -> 
     assert end.stats.draft_n is None
 
 
-async def test_constrained_requests_carry_the_step_schema(endpoint: str) -> None:
-    Script.body = [chunk({"content": '{"answer": "ok"}'}), chunk({}, finish="stop"), "[DONE]"]
-    await pieces(OpenAIChatModel(endpoint), constrained=True)
-    request = Script.requests[0]
-    assert request["response_format"]["type"] == "json_schema"
-    assert request["tools"], "tools still go to the template, which describes them"
-
-
-async def test_a_narrowed_step_keeps_the_tools_and_narrows_the_grammar(endpoint: str) -> None:
-    Script.body = [chunk({"content": '{"answer": "ok"}'}), chunk({}, finish="stop"), "[DONE]"]
-    model = OpenAIChatModel(endpoint)
-    tools = [
-        {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
-        for name in ("bash", "write")
-    ]
-    messages = [{"role": "user", "content": "hi"}]
-    allowed = {"bash", "answer"}
-    _ = [c async for c in model.stream(messages, tools, constrained=True, allowed=allowed)]
-    request = Script.requests[0]
-    assert [t["function"]["name"] for t in request["tools"]] == ["bash", "write", "answer"]
-    branches = request["response_format"]["json_schema"]["schema"]["anyOf"]
-    assert [b["properties"]["name"]["const"] for b in branches] == ["bash", "answer"]
-
-
 async def test_context_overflow_is_typed(endpoint: str) -> None:
     Script.status = 400
     Script.body = [
@@ -256,7 +164,7 @@ async def test_error_sent_mid_stream(endpoint: str) -> None:
     ]
     seen: list[ModelChunk] = []
     with pytest.raises(ModelError, match="slot crashed"):
-        async for piece in OpenAIChatModel(endpoint).stream([], [], constrained=False):
+        async for piece in OpenAIChatModel(endpoint).stream([], []):
             seen.append(piece)
     assert seen == [TextPiece("par")]
 

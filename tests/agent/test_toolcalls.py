@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agent.model.toolcalls import ParsedCall, loads_lenient, parse_arguments, parse_text_calls
-from agent.steps.schema import essential, parse_step, step_response_format, step_tools
+from agent.steps.schema import essential, parse_step, step_format, step_tools
 
 TOOLS = {"bash", "write", "read"}
 STR = {"type": "string"}
@@ -168,13 +168,14 @@ def test_step_schema_has_one_branch_per_tool_and_the_answer_tool() -> None:
         {"type": "function", "function": {"name": "bash", "parameters": bash}},
         {"type": "function", "function": {"name": "read", "parameters": {"type": "object"}}},
     ]
-    fmt = step_response_format(step_tools(tools))
-    branches = fmt["json_schema"]["schema"]["anyOf"]
+    schema = step_format(step_tools(tools)).schema
+    assert schema is not None
+    branches = schema["anyOf"]
     assert [b["properties"]["name"]["const"] for b in branches] == ["bash", "read", "answer"]
     # Optional knobs are left out: a grammar makes small models fill every field.
     assert branches[0]["properties"]["arguments"]["properties"] == {"command": STR}
     assert [t["function"]["name"] for t in step_tools(tools)] == ["bash", "read", "answer"]
-    json.dumps(fmt)  # sendable as is
+    json.dumps(schema)  # sendable as is
 
 
 def test_a_small_model_may_set_replace_all_but_no_other_knob() -> None:

@@ -1,0 +1,165 @@
+"""The step policy for small models: every reply one JSON step object, and the habits kept for it.
+
+A model too small to call tools reliably gets each reply held to the step schema
+(``agent.steps.schema``), the tools of each step chosen by what the turn has seen so far
+(``agent.steps.habits``): tools bash stands in for are left out, tools the plan mode refuses and
+tools the turn watch banned are not offered. An answer right after a change, or while a call
+keeps failing, is set aside once for a step that must call a tool. When the model repeats a
+finished call, the turn ends with a closing step that can only be the answer.
+
+``AutoSteps`` is native until the model's native calls prove invalid, then constrained.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from agent.config import ToolMode
+from agent.loop.events import EventSink, Notice, TextDelta
+from agent.model.reply import Call, Reply, make_call
+from agent.permissions.rules import Permissions
+from agent.steps.habits import DONE_NOTE, ReadLedger, TurnWatch
+from agent.steps.policy import Step, StepPolicy
+from agent.steps.schema import (
+    ANSWER,
+    STEP_GUIDE,
+    STEP_LEFT_OUT,
+    parse_step,
+    step_format,
+    step_tools,
+)
+from tools.registry import ToolRegistry
+from tools.tool import ToolResult
+
+Offer = Literal["all", "tools", "answer"]  # what a step may call: either, a tool, the answer
+NATIVE_INVALID_SWITCH = 2  # invalid native calls before "auto" switches to constrained steps
+# Short on purpose: a small model copies the words of this request into its answer.
+REPORT_PROMPT = "Now answer me in one or two sentences."
+
+
+class ConstrainedSteps(StepPolicy):
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        permissions: Permissions,
+        ledger: ReadLedger,
+        watch: TurnWatch | None = None,
+    ) -> None:
+        super().__init__(watch)
+        self.registry, self.permissions, self.ledger = registry, permissions, ledger
+        self._offer: Offer = "all"
+        self._last_result = ""  # the last result the model saw, the report when it says nothing
+
+    def system(self, prompt: str) -> str:
+        return prompt + STEP_GUIDE
+
+    def start_turn(self) -> None:
+        super().start_turn()
+        self._offer = "all"
+
+    def step(self, tools: list[dict[str, Any]]) -> Step:
+        offer, self._offer = self._offer, "all"
+        return self._step(tools, offer)
+
+    def _step(self, tools: list[dict[str, Any]], offer: Offer, instruction: str = "") -> Step:
+        """The template describes every step tool whatever the offer, so the prompt prefix
+        stays the same from step to step; only the schema narrows."""
+        described = step_tools([t for t in tools if _name(t) not in STEP_LEFT_OUT])
+        banned = self.watch.take_banned() | self._refused_by_mode()
+        offered = {_name(t) for t in described if _name(t) not in banned | {ANSWER}}
+        if offer == "answer":
+            offered = set()
+        if offer != "tools" or not offered:  # every tool banned: an empty schema is no grammar
+            offered.add(ANSWER)
+        callable_now = [t for t in described if _name(t) in offered]
+        return Step(described, step_format(callable_now), instruction or None)
+
+    def _refused_by_mode(self) -> set[str]:
+        """Tools the permission mode refuses whatever their arguments: plan mode runs reads
+        only, and a small model offered a write there tries it again and again."""
+        if self.permissions.mode != "plan":
+            return set()
+        return {
+            n for n in self.registry.names() if (t := self.registry.get(n)) and t.kind({}) != "read"
+        }
+
+    def read(self, reply: Reply) -> None:
+        if reply.calls:  # the server sent native calls after all
+            return
+        step = parse_step(reply.text)
+        if isinstance(step, str):
+            reply.text = step
+        else:
+            reply.text, reply.calls = "", [make_call(step, reply.finish_reason)]
+
+    def refusal(self, call: Call) -> str | None:
+        return self.ledger.clobbering_write(call)
+
+    def note(self, call: Call, kind: str | None, result: ToolResult) -> str:
+        note = super().note(call, kind, result)
+        if note == DONE_NOTE:
+            note = ""  # the turn ends with the report now; a small model would copy the note
+        self._last_result = result.output + note
+        return note
+
+    def answer(self, reply: Reply, emit: EventSink) -> str | None:
+        if self.watch.answer_waits():
+            # The answer waits for a run, compile or read of the change. It is not kept, and
+            # no request says so: a small model copies such words.
+            self.watch.set_answer_aside()
+            self._offer = "tools"
+            return None
+        return _shown(reply.text, emit)
+
+    def closing(self, tools: list[dict[str, Any]]) -> Step | None:
+        """The report, once a finished call was repeated: a step that can only be the answer
+        (asked in plain words, a small model often answered with one more step object)."""
+        return self._step(tools, "answer", REPORT_PROMPT) if self.watch.settled else None
+
+    def closing_words(self, reply: Reply, emit: EventSink) -> str:
+        # Nothing said: the last tool result is the honest report.
+        text = reply.text.strip()
+        return _shown(text, emit) if text else f"Last result: {self._last_result}"
+
+
+class AutoSteps(StepPolicy):
+    """Native steps until the model's native calls prove invalid, then constrained ones."""
+
+    def __init__(
+        self, registry: ToolRegistry, permissions: Permissions, ledger: ReadLedger
+    ) -> None:
+        super().__init__()
+        self.registry, self.permissions, self.ledger = registry, permissions, ledger
+        self.invalid = 0
+
+    def after_calls(self, invalid: int, emit: EventSink) -> StepPolicy:
+        self.invalid += invalid
+        if self.invalid < NATIVE_INVALID_SWITCH:
+            return self
+        emit(Notice("The model's tool calls were invalid; switching to constrained steps."))
+        return ConstrainedSteps(self.registry, self.permissions, self.ledger, self.watch)
+
+
+def step_policy(
+    mode: ToolMode,
+    small_model: bool,
+    registry: ToolRegistry,
+    permissions: Permissions,
+    ledger: ReadLedger,
+) -> StepPolicy:
+    """The policy for ``config.tool_mode``; "auto" is constrained for a small model."""
+    if mode == "constrained" or (mode == "auto" and small_model):
+        return ConstrainedSteps(registry, permissions, ledger)
+    if mode == "auto":
+        return AutoSteps(registry, permissions, ledger)
+    return StepPolicy()
+
+
+def _name(tool: dict[str, Any]) -> str:
+    return str(tool["function"]["name"])
+
+
+def _shown(text: str, emit: EventSink) -> str:
+    """A step's answer, shown to the face once it is kept (its object was not streamed)."""
+    emit(TextDelta(text))
+    return text

@@ -1,0 +1,80 @@
+"""The step policy: how the loop asks for each step and reads what comes back.
+
+The loop (``agent.loop.agent``) is the same for every model; what differs between models is
+here. This base class is the native policy and does nothing special: the registry's tools go to
+the server as they are, the reply is free (text and native calls, streamed to the face as they
+come), the answer is kept as it came. It keeps the turn's repeat guard (``TurnWatch``), which
+stops any model that repeats itself. The policy for small models is ``agent.steps.constrained``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agent.loop.events import EventSink
+from agent.model.endpoint import FREE, ReplyFormat
+from agent.model.reply import Call, Reply
+from agent.steps.habits import TurnWatch
+from tools.tool import ToolResult
+
+
+@dataclass(frozen=True)
+class Step:
+    """One request's shape: the tools the chat template describes, the reply's format, and an
+    instruction sent as a last user message with this request only (never kept or saved)."""
+
+    tools: list[dict[str, Any]]
+    reply_format: ReplyFormat = FREE
+    instruction: str | None = None
+
+
+class StepPolicy:
+    """The native policy; subclasses change the steps of models that need it."""
+
+    def __init__(self, watch: TurnWatch | None = None) -> None:
+        self.watch = watch or TurnWatch()
+
+    def system(self, prompt: str) -> str:
+        """The system prompt as this policy sends it."""
+        return prompt
+
+    def start_turn(self) -> None:
+        self.watch = TurnWatch()
+
+    def step(self, tools: list[dict[str, Any]]) -> Step:
+        """The next request's shape, given the registry's tool schemas."""
+        return Step(tools)
+
+    def read(self, reply: Reply) -> None:
+        """Turn a reply held to this policy's format into its calls or its answer text."""
+
+    def refusal(self, call: Call) -> str | None:
+        """Why this policy refuses a call the loop found valid, or None."""
+        return None
+
+    def note(self, call: Call, kind: str | None, result: ToolResult) -> str:
+        """Record a result; returns a note to append to it for the model (or "")."""
+        return self.watch.observe(call, kind, result)
+
+    @property
+    def stuck(self) -> str | None:
+        """Why the turn must stop (the same call with the same result too often), or None."""
+        return self.watch.stuck
+
+    def answer(self, reply: Reply, emit: EventSink) -> str | None:
+        """The answer in a reply without calls, shown to the face unless the stream showed it;
+        None: set aside unshown and unkept, for a step that must call a tool."""
+        return reply.text
+
+    def closing(self, tools: list[dict[str, Any]]) -> Step | None:
+        """A last request, after a step's calls, whose reply ends the turn (None: go on)."""
+        return None
+
+    def closing_words(self, reply: Reply, emit: EventSink) -> str:
+        """The turn's answer from the closing request's reply."""
+        return reply.text
+
+    def after_calls(self, invalid: int, emit: EventSink) -> StepPolicy:
+        """The policy for the steps that follow a step with ``invalid`` invalid calls."""
+        return self

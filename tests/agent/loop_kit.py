@@ -1,0 +1,95 @@
+"""What the loop tests share: an agent on the scripted model with the real tools, permissions
+and sessions, a face that records events, and checks of the history."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent.config import Config
+from agent.loop.agent import Agent
+from agent.loop.events import Event, PermissionDecision, PermissionRequest
+from agent.model.scripted import Request, ScriptedModel, Step
+from agent.permissions.rules import Permissions
+from agent.sessions.store import Session
+from tools.registry import ToolRegistry, default_registry
+from tools.tool import ToolContext
+
+
+class Face:
+    """Collects events; answers permission requests with the queued decisions."""
+
+    def __init__(self, *answers: PermissionDecision) -> None:
+        self.events: list[Event] = []
+        self.answers = list(answers)
+
+    def __call__(self, event: Event) -> None:
+        self.events.append(event)
+        if isinstance(event, PermissionRequest):
+            event.future.set_result(self.answers.pop(0))
+
+    def of(self, kind: type[Any]) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+def make_agent(
+    ws: Path,
+    replies: list[list[Step]],
+    *,
+    mode: str = "yolo",
+    registry: ToolRegistry | None = None,
+    session: Session | None = None,
+    n_ctx: int | None = None,
+    **config: Any,
+) -> tuple[Agent, ScriptedModel]:
+    model = ScriptedModel(replies)
+    config.setdefault("tool_mode", "native")
+    cfg = Config(permission_mode=mode, **config)  # type: ignore[arg-type]
+    agent = Agent(
+        model,
+        registry or default_registry(),
+        Permissions(cfg.permission_mode, cfg.allow, cfg.deny, ws, []),
+        session or Session.create(ws),
+        cfg,
+        ToolContext(ws),
+        system="You are a test.",
+        n_ctx=n_ctx,
+    )
+    return agent, model
+
+
+def offered(request: Request) -> set[str]:
+    """The names a constrained step may call: the branches of its reply schema."""
+    schema = request.reply_format.schema
+    assert schema is not None, "not a constrained step"
+    return {branch["properties"]["name"]["const"] for branch in schema["anyOf"]}
+
+
+def results(agent: Agent) -> list[str]:
+    """The tool results in the agent's history, in order."""
+    return [m["content"] for m in agent.messages if m["role"] == "tool"]
+
+
+def assert_valid_history(messages: list[dict[str, Any]]) -> None:
+    """Every call answered right after its message, every argument string valid JSON."""
+    for i, message in enumerate(messages):
+        ids = [c["id"] for c in message.get("tool_calls") or []]
+        for c in message.get("tool_calls") or []:
+            assert isinstance(json.loads(c["function"]["arguments"]), dict)
+        answers = [m["tool_call_id"] for m in messages[i + 1 : i + 1 + len(ids)]]
+        assert answers == ids
+
+
+def assert_session_mirrors(agent: Agent) -> None:
+    assert Session.open(agent.session.id).messages() == agent.messages[1:]
+
+
+async def wait_for(condition: Callable[[], bool], what: str = "") -> None:
+    for _ in range(1000):  # a hang guard, not a timing: fails with what it waited for
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"never happened: {what}")

@@ -1,0 +1,124 @@
+"""The habits the constrained policy keeps for small models: failing tools taken away, answers
+set aside until a change is checked, whole-file rewrites sent twice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.model.scripted import text
+from agent.steps.habits import REPEAT_NOTE, WRITTEN_NOTE, TurnWatch
+from tests.agent.loop_kit import Face, make_agent, offered, results
+from tools.registry import ToolRegistry, default_registry
+
+FAIL = '{"name": "bash", "arguments": {"command": "python3 broken.py"}}'
+
+
+async def test_a_call_failing_twice_takes_its_tool_away_until_a_file_changes(ws: Path) -> None:
+    (ws / "broken.py").write_text("print(1 +)\n")
+    read = '{"name": "read", "arguments": {"path": "broken.py"}}'
+    fix = '{"name": "edit", "arguments": {"path": "broken.py", "old": "1 +", "new": "1"}}'
+    done = '{"name": "answer", "arguments": {"text": "Fixed."}}'
+    replies = [text(FAIL), text(FAIL), text(read), text(fix), text(FAIL), text(done)]
+    agent, model = make_agent(ws, replies, tool_mode="constrained")
+    finished = await agent.run_turn("fix broken.py", Face())
+
+    assert finished.final_text == "Fixed."
+    steps = [offered(r) for r in model.requests]
+    assert "bash" in steps[1]
+    assert "bash" not in steps[2] and "bash" not in steps[3]
+    assert {"read", "edit", "answer"} <= steps[2]  # only the failing tool is taken away
+    assert "bash" in steps[4]  # the edit changed the file
+    assert model.requests[2].tools == model.requests[0].tools  # the prompt prefix is unchanged
+    said = results(agent)
+    assert said[1].endswith(REPEAT_NOTE) and said[-1].startswith("1")
+
+
+async def test_an_answer_while_a_call_keeps_failing_is_set_aside_once(ws: Path) -> None:
+    (ws / "broken.py").write_text("print(1 +)\n")
+    give_up = '{"name": "answer", "arguments": {"text": "It is broken."}}'
+    fix = '{"name": "write", "arguments": {"path": "broken.py", "content": "print(1)\\n"}}'
+    done = '{"name": "answer", "arguments": {"text": "Fixed."}}'
+    replies = [text(FAIL), text(FAIL), text(give_up), text(fix), text(FAIL), text(done)]
+    agent, model = make_agent(ws, replies, tool_mode="constrained")
+    finished = await agent.run_turn("fix broken.py", Face())
+
+    assert finished.final_text == "Fixed." and (ws / "broken.py").read_text() == "print(1)\n"
+    step = offered(model.requests[3])
+    assert "answer" not in step and "bash" not in step and "write" in step
+    assert "It is broken." not in [m.get("content") for m in agent.messages]
+
+
+async def test_a_step_with_every_tool_banned_may_still_answer(ws: Path) -> None:
+    registry = ToolRegistry()
+    bash = default_registry().get("bash")
+    assert bash is not None
+    registry.add(bash)
+    fail = '{"name": "bash", "arguments": {"command": "exit 3"}}'
+    give_up = '{"name": "answer", "arguments": {"text": "It fails."}}'
+    replies = [text(fail), text(fail), text(give_up), text(give_up)]
+    agent, model = make_agent(ws, replies, registry=registry, tool_mode="constrained")
+    finished = await agent.run_turn("run it", Face())
+
+    # The answer was set aside for a tool step, but the failing bash is the only tool: an
+    # empty schema (no grammar at all) would have gone to the server.
+    assert offered(model.requests[3]) == {"answer"}
+    assert finished.final_text == "It fails."
+
+
+async def test_a_write_keeping_none_of_a_files_lines_must_be_sent_twice(ws: Path) -> None:
+    (ws / "m.py").write_text("def add(a, b):\n    return a + b\n")
+    only_new = (
+        '{"name": "write", "arguments": {"path": "m.py", "content": '
+        '"def mul(a, b):\\n    return a * b\\n"}}'
+    )
+    both = (
+        '{"name": "write", "arguments": {"path": "m.py", "content": '
+        '"def add(a, b):\\n    return a + b\\n\\n\\ndef mul(a, b):\\n    return a * b\\n"}}'
+    )
+    done = '{"name": "answer", "arguments": {"text": "Added mul."}}'
+    agent, _ = make_agent(
+        ws, [text(only_new), text(both), text(done), text(done)], tool_mode="constrained"
+    )
+    await agent.run_turn("add mul to m.py", Face())
+
+    assert "would replace all of m.py" in results(agent)[0]
+    assert "def add" in (ws / "m.py").read_text() and "def mul" in (ws / "m.py").read_text()
+
+
+async def test_the_same_clobbering_write_again_goes_through(ws: Path) -> None:
+    (ws / "notes.txt").write_text("old\nnotes\n")
+    new = '{"name": "write", "arguments": {"path": "notes.txt", "content": "new\\n"}}'
+    done = '{"name": "answer", "arguments": {"text": "Replaced."}}'
+    agent, _ = make_agent(
+        ws, [text(new), text(new), text(done), text(done)], tool_mode="constrained"
+    )
+    await agent.run_turn("replace notes.txt with new", Face())
+    said = results(agent)
+    assert "would replace all of notes.txt" in said[0]
+    assert not said[1].startswith("Error")
+    assert (ws / "notes.txt").read_text() == "new\n"
+
+
+async def test_the_same_write_twice_asks_for_a_check_instead_of_ending(ws: Path) -> None:
+    write = '{"name": "write", "arguments": {"path": "hello.py", "content": "print(1)"}}'
+    run = '{"name": "bash", "arguments": {"command": "python3 hello.py"}}'
+    done = '{"name": "answer", "arguments": {"text": "It prints 1."}}'
+    agent, model = make_agent(
+        ws, [text(write), text(write), text(run), text(done)], tool_mode="constrained"
+    )
+    finished = await agent.run_turn("create hello.py printing 1, then run it", Face())
+
+    assert finished.final_text == "It prints 1."
+    said = results(agent)
+    assert said[1].endswith(WRITTEN_NOTE) and said[2].startswith("1")
+    step = offered(model.requests[2])
+    assert {"write", "edit"}.isdisjoint(step) and "bash" in step
+
+
+def test_asking_whether_an_answer_waits_changes_nothing() -> None:
+    watch = TurnWatch(unchecked_edit=True, failing=frozenset({"bash"}))
+    assert watch.answer_waits() and watch.answer_waits()
+    watch.set_answer_aside()  # for the unchecked change
+    assert watch.answer_waits()  # the failing call still sets one aside
+    watch.set_answer_aside()
+    assert not watch.answer_waits()

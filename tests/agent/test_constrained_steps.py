@@ -1,0 +1,140 @@
+"""The constrained step policy in the loop: step objects become calls and the answer, what
+each step offers, the closing report, and the auto switch from native calls."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.loop.events import Notice, TextDelta
+from agent.model.scripted import call, text
+from agent.sessions.store import Session, read_records
+from agent.steps.constrained import REPORT_PROMPT, ConstrainedSteps
+from agent.steps.schema import STEP_LEFT_OUT
+from tests.agent.loop_kit import Face, assert_valid_history, make_agent, offered, results
+
+ECHO = '{"name": "bash", "arguments": {"command": "echo hi"}}'
+
+
+async def test_constrained_steps_become_calls_and_the_answer(ws: Path) -> None:
+    write = '{"name": "write", "arguments": {"path": "c.txt", "content": "c"}}'
+    read = '{"name": "read", "arguments": {"path": "c.txt"}}'
+    agent, model = make_agent(
+        ws,
+        [
+            text(write),
+            text('{"answer": "Made it."}'),
+            text(read),
+            text('{"answer": "Made c.txt."}'),
+        ],
+        tool_mode="constrained",
+    )
+    face = Face()
+    finished = await agent.run_turn("make c.txt", face)
+
+    assert (ws / "c.txt").read_text() == "c"
+    assert finished.final_text == "Made c.txt."
+    # No raw JSON, and the answer set aside never reached the face.
+    assert [e.text for e in face.of(TextDelta)] == ["Made c.txt."]
+    assert all(r.reply_format.name == "step" for r in model.requests)
+    assert "# Reply format" in model.requests[0].messages[0]["content"]
+    # The answer right after the write was set aside for one step that had to be a tool call.
+    assert "answer" in offered(model.requests[1])
+    assert "answer" not in offered(model.requests[2]) and "read" in offered(model.requests[2])
+    assert [m["role"] for m in agent.messages[1:]] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+    assert "Made it." not in [m.get("content") for m in agent.messages]
+    assert agent.messages[-1] == {"role": "assistant", "content": "Made c.txt."}
+
+
+async def test_a_small_model_repeating_a_finished_step_is_asked_to_report(ws: Path) -> None:
+    said = '{"name": "answer", "arguments": {"text": "It printed hi."}}'
+    agent, model = make_agent(ws, [text(ECHO), text(ECHO), text(said)], tool_mode="constrained")
+    face = Face()
+    finished = await agent.run_turn("run echo hi", face)
+
+    assert (finished.stop_reason, finished.final_text) == ("done", "It printed hi.")
+    assert [e.text for e in face.of(TextDelta)] == ["It printed hi."]
+    report = model.requests[2]
+    # The report is a step whose only choice is the answer; the tools described stay the same.
+    assert offered(report) == {"answer"}
+    assert report.tools == model.requests[0].tools
+    assert report.messages[-1] == {"role": "user", "content": REPORT_PROMPT}
+    assert report.messages[-2]["content"] == "hi\n[exit code 0]"  # no note to copy
+    assert agent.messages[-1] == {"role": "assistant", "content": "It printed hi."}
+    assert_valid_history(agent.messages)
+
+
+async def test_the_report_request_is_never_saved_as_the_users_words(ws: Path) -> None:
+    said = '{"name": "answer", "arguments": {"text": "It printed hi."}}'
+    agent, model = make_agent(
+        ws,
+        [text(ECHO), text(ECHO), text(said), text('{"answer": "Yes."}')],
+        tool_mode="constrained",
+    )
+    await agent.run_turn("run echo hi", Face())
+    await agent.run_turn("did it work?", Face())
+
+    users = ["run echo hi", "did it work?"]
+    assert [m["content"] for m in agent.messages if m["role"] == "user"] == users
+    saved = [r["message"] for r in read_records(agent.session.path) if r["type"] == "message"]
+    assert [m["content"] for m in saved if m["role"] == "user"] == users
+    # The next turn, and a resumed session, see the report after the result it closed.
+    sent = model.requests[3].messages
+    assert [m["role"] for m in sent[-3:]] == ["tool", "assistant", "user"]
+    resumed, _ = make_agent(ws, [], session=Session.open(agent.session.id))
+    assert REPORT_PROMPT not in [m.get("content") for m in resumed.messages]
+    assert resumed.messages[1:] == agent.messages[1:]
+
+
+async def test_a_report_in_step_format_is_read_as_one(ws: Path) -> None:
+    said = '{"name": "answer", "arguments": {"text": "It printed hi."}}'
+    agent, _ = make_agent(ws, [text(ECHO), text(ECHO), text(said)], tool_mode="constrained")
+    assert (await agent.run_turn("run echo hi", Face())).final_text == "It printed hi."
+
+
+async def test_a_report_with_no_words_is_the_last_result(ws: Path) -> None:
+    agent, _ = make_agent(ws, [text(ECHO), text(ECHO), text(ECHO)], tool_mode="constrained")
+    face = Face()
+    finished = await agent.run_turn("run echo hi", face)
+    assert finished.final_text == "Last result: hi\n[exit code 0]"
+    assert face.of(TextDelta) == []  # nothing the model said
+    assert agent.messages[-1] == {"role": "assistant", "content": finished.final_text}
+
+
+async def test_plan_mode_offers_a_small_model_only_reads(ws: Path) -> None:
+    agent, model = make_agent(ws, [text('{"answer": "ok"}')], tool_mode="constrained", mode="plan")
+    await agent.run_turn("plan it", Face())
+    assert offered(model.requests[0]) == {"read", "ls", "answer"}
+
+
+async def test_constrained_steps_offer_no_tools_bash_can_stand_in_for(ws: Path) -> None:
+    agent, model = make_agent(ws, [text('{"answer": "ok"}')], tool_mode="constrained")
+    await agent.run_turn("x", Face())
+    described = [t["function"]["name"] for t in model.requests[0].tools]
+    assert "bash" in described and "answer" in described and not STEP_LEFT_OUT & set(described)
+    assert offered(model.requests[0]) == set(described)
+
+
+async def test_auto_mode_switches_to_constrained_after_two_invalid_native_calls(ws: Path) -> None:
+    agent, model = make_agent(
+        ws,
+        [call("write", "{bad"), call("write", {"path": "a"}), text('{"answer": "ok"}')],
+        tool_mode="auto",
+    )
+    face = Face()
+    finished = await agent.run_turn("x", face)
+
+    assert finished.final_text == "ok"
+    assert [r.reply_format.free for r in model.requests] == [True, True, False]
+    assert isinstance(agent.policy, ConstrainedSteps)
+    assert "# Reply format" not in model.requests[1].messages[0]["content"]
+    assert "# Reply format" in model.requests[2].messages[0]["content"]
+    switched = "The model's tool calls were invalid; switching to constrained steps."
+    assert face.of(Notice) == [Notice(switched)]
+    assert [m["role"] for m in agent.messages[1:]][-1] == "assistant" and len(results(agent)) == 2
