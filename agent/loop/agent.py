@@ -18,21 +18,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 from typing import Any, Literal
 
 from agent.config import Config
 from agent.context.mentions import attach_mentions
-from agent.context.prompt import (
-    TokenCounter,
-    compact,
-    should_compact,
-    summary_request,
-    trim_tool_result,
-)
+from agent.context.prompt import TokenCounter, should_compact
 from agent.loop.calls import CallRunner
+from agent.loop.compaction import shorter_history
 from agent.loop.events import ErrorEvent, EventSink, Notice, RequestStats, StepStats, TurnFinished
-from agent.model.endpoint import FREE, ChatModel, ContextOverflow, ModelError
+from agent.model.endpoint import ChatModel, ContextOverflow, ModelError
 from agent.model.reply import Call, Reply, collect
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
@@ -43,7 +37,6 @@ from tools.registry import ToolRegistry
 from tools.tool import ToolContext, ToolResult
 
 MAX_INVALID_STREAK = 3  # invalid calls in a row before the turn stops
-TRIMMED_RESULT_CHARS = 2_000  # tool results are cut to this when compaction has nothing else
 
 
 class _Stop(Exception):
@@ -135,7 +128,7 @@ class Agent:
                     if answer is None:
                         continue  # set aside: the policy wants a tool step first
                     return self._finish(turn, answer)
-                self._add(_assistant_message(reply))
+                self._add(reply.message())
                 await self._run_calls(reply.calls, turn)
                 if (closing := self.policy.closing(self.registry.schemas())) is not None:
                     reply = await self._ask(turn, closing)
@@ -163,12 +156,9 @@ class Agent:
                 messages = [*messages, {"role": "user", "content": step.instruction}]
             stream = self.model.stream(messages, step.tools, reply_format=step.reply_format)
             try:
+                names = self.registry.names()
                 await collect(
-                    stream,
-                    turn.emit,
-                    reply,
-                    reply_format=step.reply_format,
-                    tool_names=self.registry.names(),
+                    stream, turn.emit, reply, reply_format=step.reply_format, tool_names=names
                 )
             except ContextOverflow as e:
                 if attempt:
@@ -241,44 +231,15 @@ class Agent:
         )
 
     async def compact(self) -> str:
-        """Summarize old turns into one message (keeping recent ones verbatim); when there is
-        nothing old to summarize, shorten long tool results instead. Returns a one-line note."""
+        """Shorten the history (``agent.loop.compaction``); returns a one-line note."""
         before = len(self.messages)
-        compacted = await compact(self.messages, self._summarize)
-        if len(compacted) == before:
-            compacted = [_trimmed(m) for m in self.messages]
-            if compacted == self.messages:
-                return "Nothing to compact: the conversation is one short exchange."
-        self.messages = compacted
+        shorter = await shorter_history(self.messages, self.model)
+        if shorter is None:
+            return "Nothing to compact: the conversation is one short exchange."
+        self.messages = shorter
         self.session.append({"type": "compaction", "messages": self.messages[1:]})
         return f"Compacted the conversation: {before} messages -> {len(self.messages)}."
-
-    async def _summarize(self, old: list[dict[str, Any]]) -> str:
-        reply = Reply()
-        stream = self.model.stream(summary_request(old), [])
-        await collect(stream, lambda _event: None, reply, reply_format=FREE, tool_names=())
-        return reply.text
 
     def _add(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
         self.session.append({"type": "message", "message": message})
-
-
-def _trimmed(message: dict[str, Any]) -> dict[str, Any]:
-    if message.get("role") != "tool" or len(str(message.get("content"))) <= TRIMMED_RESULT_CHARS:
-        return message
-    return {**message, "content": trim_tool_result(str(message["content"]), TRIMMED_RESULT_CHARS)}
-
-
-def _assistant_message(reply: Reply) -> dict[str, Any]:
-    """The reply with its calls; arguments re-serialized from the parsed object, so malformed
-    JSON never goes back to the server."""
-    calls = [
-        {
-            "id": c.id,
-            "type": "function",
-            "function": {"name": c.name, "arguments": json.dumps(c.arguments or {})},
-        }
-        for c in reply.calls
-    ]
-    return {"role": "assistant", "content": reply.text, "tool_calls": calls}

@@ -8,6 +8,7 @@ read (``agent.steps``).
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
@@ -42,6 +43,19 @@ class Reply:
     stats: RequestStats | None = None
     # Native call fragments by stream index: [id, name, argument text].
     fragments: dict[int, list[str]] = field(default_factory=dict)
+
+    def message(self) -> dict[str, Any]:
+        """The reply as an assistant message with its calls; arguments re-serialized from the
+        parsed object, so malformed JSON never goes back to the server."""
+        calls = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(c.arguments or {})},
+            }
+            for c in self.calls
+        ]
+        return {"role": "assistant", "content": self.text, "tool_calls": calls}
 
 
 def new_call_id() -> str:

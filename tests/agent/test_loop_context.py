@@ -61,3 +61,19 @@ async def test_context_overflow_compacts_and_retries_once(ws: Path) -> None:
     finished = await agent2.run_turn("huge", Face())
     assert finished.stop_reason == "error"
     assert "does not fit the context" in finished.final_text
+
+
+async def test_one_long_tool_round_is_trimmed_not_summarized(ws: Path) -> None:
+    session = Session.create(ws)
+    asked = {"id": "r1", "type": "function", "function": {"name": "read", "arguments": "{}"}}
+    session.append_message({"role": "user", "content": "read it"})
+    session.append_message({"role": "assistant", "content": "", "tool_calls": [asked]})
+    session.append_message({"role": "tool", "tool_call_id": "r1", "content": "x" * 9000})
+    agent, model = make_agent(ws, [], session=session)
+
+    note = await agent.compact()
+    assert note == "Compacted the conversation: 4 messages -> 4."
+    assert model.requests == []  # nothing old to summarize
+    assert 0 < len(agent.messages[-1]["content"]) <= 2_000
+    assert_session_mirrors(agent)
+    assert await agent.compact() == "Nothing to compact: the conversation is one short exchange."
