@@ -5,7 +5,9 @@ A model too small to call tools reliably gets each reply held to the step schema
 (``agent.steps.habits``): tools bash stands in for are left out, tools the plan mode refuses and
 tools the turn watch banned are not offered. An answer right after a change, or while a call
 keeps failing, is set aside once for a step that must call a tool. When the model repeats a
-finished call, the turn ends with a closing step that can only be the answer.
+finished call, the turn ends with a closing step that can only be the answer; its instruction
+goes with that one request and is never kept, so the history (and a resumed session) shows the
+last result, then the answer. A step object is never streamed: its answer is shown once kept.
 
 ``AutoSteps`` is native until the model's native calls prove invalid, then constrained.
 """

@@ -1,4 +1,4 @@
-"""Work habits the loop enforces, because small local models do not keep them on their own.
+"""Work habits kept for the model, because small local models do not keep them on their own.
 
 - Read before changing: an edit of an existing file the session has not read is refused, and the
   refusal shows the file, so the next try can be right (small models overwrite files they never

@@ -5,24 +5,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.model.scripted import text
+from agent.loop.agent import Agent
+from agent.model.scripted import ScriptedModel, text
 from agent.steps.habits import REPEAT_NOTE, WRITTEN_NOTE, TurnWatch
 from tests.agent.loop_kit import Face, make_agent, offered, results
 from tools.registry import ToolRegistry, default_registry
 
 FAIL = '{"name": "bash", "arguments": {"command": "python3 broken.py"}}'
+FIXED = '{"name": "answer", "arguments": {"text": "Fixed."}}'
+
+
+async def fix_broken(ws: Path, *middle: str) -> tuple[Agent, ScriptedModel]:
+    """A turn on a broken script: the run fails twice, ``middle`` steps, a run, the answer."""
+    (ws / "broken.py").write_text("print(1 +)\n")
+    replies = [text(s) for s in (FAIL, FAIL, *middle, FAIL, FIXED)]
+    agent, model = make_agent(ws, replies, tool_mode="constrained")
+    assert (await agent.run_turn("fix broken.py", Face())).final_text == "Fixed."
+    return agent, model
 
 
 async def test_a_call_failing_twice_takes_its_tool_away_until_a_file_changes(ws: Path) -> None:
-    (ws / "broken.py").write_text("print(1 +)\n")
     read = '{"name": "read", "arguments": {"path": "broken.py"}}'
     fix = '{"name": "edit", "arguments": {"path": "broken.py", "old": "1 +", "new": "1"}}'
-    done = '{"name": "answer", "arguments": {"text": "Fixed."}}'
-    replies = [text(FAIL), text(FAIL), text(read), text(fix), text(FAIL), text(done)]
-    agent, model = make_agent(ws, replies, tool_mode="constrained")
-    finished = await agent.run_turn("fix broken.py", Face())
+    agent, model = await fix_broken(ws, read, fix)
 
-    assert finished.final_text == "Fixed."
     steps = [offered(r) for r in model.requests]
     assert "bash" in steps[1]
     assert "bash" not in steps[2] and "bash" not in steps[3]
@@ -34,15 +40,11 @@ async def test_a_call_failing_twice_takes_its_tool_away_until_a_file_changes(ws:
 
 
 async def test_an_answer_while_a_call_keeps_failing_is_set_aside_once(ws: Path) -> None:
-    (ws / "broken.py").write_text("print(1 +)\n")
     give_up = '{"name": "answer", "arguments": {"text": "It is broken."}}'
     fix = '{"name": "write", "arguments": {"path": "broken.py", "content": "print(1)\\n"}}'
-    done = '{"name": "answer", "arguments": {"text": "Fixed."}}'
-    replies = [text(FAIL), text(FAIL), text(give_up), text(fix), text(FAIL), text(done)]
-    agent, model = make_agent(ws, replies, tool_mode="constrained")
-    finished = await agent.run_turn("fix broken.py", Face())
+    agent, model = await fix_broken(ws, give_up, fix)
 
-    assert finished.final_text == "Fixed." and (ws / "broken.py").read_text() == "print(1)\n"
+    assert (ws / "broken.py").read_text() == "print(1)\n"
     step = offered(model.requests[3])
     assert "answer" not in step and "bash" not in step and "write" in step
     assert "It is broken." not in [m.get("content") for m in agent.messages]
