@@ -40,6 +40,8 @@ REPORT_PROMPT = "Now answer me in one or two sentences."
 
 
 class ConstrainedSteps(StepPolicy):
+    """Each reply one step object; the offers, set-asides and report of the module docstring."""
+
     def __init__(
         self,
         registry: ToolRegistry,
@@ -68,9 +70,9 @@ class ConstrainedSteps(StepPolicy):
         stays the same from step to step; only the schema narrows."""
         described = step_tools([t for t in tools if _name(t) not in STEP_LEFT_OUT])
         banned = self.watch.take_banned() | self._refused_by_mode()
-        offered = {_name(t) for t in described if _name(t) not in banned | {ANSWER}}
-        if offer == "answer":
-            offered = set()
+        offered = set()
+        if offer != "answer":
+            offered = {_name(t) for t in described if _name(t) not in banned | {ANSWER}}
         if offer != "tools" or not offered:  # every tool banned: an empty schema is no grammar
             offered.add(ANSWER)
         callable_now = [t for t in described if _name(t) in offered]
