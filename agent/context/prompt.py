@@ -19,6 +19,8 @@ from typing import Any
 import httpx
 
 from agent.sessions.store import message_text
+from server.client import tokenize
+from server.errors import ServerError
 
 Message = dict[str, Any]
 
@@ -87,10 +89,10 @@ class TokenCounter:
         self, base_url: str | None, *, api_key: str | None = None, timeout_s: float = 5.0
     ) -> None:
         """base_url: the server's, with or without /v1; None counts offline only."""
-        root = (base_url or "").rstrip("/")
-        self._root = root.removesuffix("/v1") or None
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(timeout=timeout_s, headers=headers) if self._root else None
+        self._url = base_url
+        self._api_key = api_key
+        self._timeout_s = timeout_s
+        self._client = httpx.Client() if base_url else None  # one connection for every count
         self._counts: dict[str, int] = {}
         self.exact = self._client is not None
 
@@ -118,18 +120,20 @@ class TokenCounter:
             self._client.close()
 
     def _server_count(self, text: str) -> int | None:
-        assert self._client is not None
-        body = {"content": text, "add_special": False, "parse_special": False}
+        assert self._url is not None
         try:
-            reply = self._client.post(f"{self._root}/tokenize", json=body)
-            reply.raise_for_status()
-            tokens = reply.json()["tokens"]
-            if not isinstance(tokens, list):
-                raise TypeError("tokens is not a list")
-            return len(tokens)
-        except (httpx.HTTPError, ValueError, KeyError, TypeError):
+            tokens = tokenize(
+                self._url,
+                text,
+                self._api_key,
+                parse_special=False,
+                timeout_s=self._timeout_s,
+                http=self._client,
+            )
+        except ServerError:
             self.exact = False
             return None
+        return len(tokens)
 
     @staticmethod
     def _estimate(text: str) -> int:
