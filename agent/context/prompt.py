@@ -21,6 +21,7 @@ import httpx
 from agent.sessions.store import message_text
 from server.client import tokenize
 from server.errors import ServerError
+from tools.output import cap_text
 
 Message = dict[str, Any]
 
@@ -165,7 +166,7 @@ async def compact(
 
     The boundary moves back so no tool result is parted from the call that asked for it; when that
     leaves nothing to summarize (one long tool round), the messages come back unchanged and the
-    caller has to trim tool results instead (``trim_tool_result``).
+    caller has to cap tool results instead (``tools.output.cap_text``).
     """
     head = messages[:1] if messages and messages[0].get("role") == "system" else []
     body = messages[len(head) :]
@@ -190,23 +191,14 @@ def summary_request(old: list[Message], max_chars: int = 12_000) -> list[Message
         role = str(message.get("role", "?"))
         text = message_text(message)
         if role == "tool":
-            text = trim_tool_result(text, 1_000)
+            text = cap_text(text, 1_000)
         if text:
             lines.append(f"{role}: {text}")
         for call in message.get("tool_calls") or []:
             function = call.get("function") or {}
             lines.append(f"{role} called {function.get('name')}({function.get('arguments')})")
-    transcript = trim_tool_result("\n".join(lines), max_chars)
+    transcript = cap_text("\n".join(lines), max_chars)
     return [
         {"role": "system", "content": SUMMARY_INSTRUCTION},
         {"role": "user", "content": transcript},
     ]
-
-
-def trim_tool_result(text: str, max_chars: int) -> str:
-    """At most about max_chars: the head and the tail kept, the middle counted and dropped."""
-    if len(text) <= max_chars:
-        return text
-    keep = max(max_chars - 48, 0)
-    head, tail = text[: keep - keep // 2], text[len(text) - keep // 2 :]
-    return f"{head}\n[... {len(text) - keep} characters omitted ...]\n{tail}"

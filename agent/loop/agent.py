@@ -24,7 +24,6 @@ from agent.context.prompt import (
     compact,
     should_compact,
     summary_request,
-    trim_tool_result,
 )
 from agent.loop.calls import CallRunner
 from agent.loop.events import ErrorEvent, EventSink, Notice, RequestStats, StepStats, TurnFinished
@@ -34,6 +33,7 @@ from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
 from agent.steps.habits import DONE_NOTE, REPORT_PROMPT, ReadLedger, TurnWatch
 from agent.steps.schema import ANSWER, STEP_GUIDE, STEP_LEFT_OUT
+from tools.output import cap_text
 from tools.registry import ToolRegistry
 from tools.tool import ToolContext, ToolResult
 
@@ -303,7 +303,7 @@ def _names(schemas: list[dict[str, Any]]) -> list[str]:
 def _trimmed(message: dict[str, Any]) -> dict[str, Any]:
     if message.get("role") != "tool" or len(str(message.get("content"))) <= TRIMMED_RESULT_CHARS:
         return message
-    return {**message, "content": trim_tool_result(str(message["content"]), TRIMMED_RESULT_CHARS)}
+    return {**message, "content": cap_text(str(message["content"]), TRIMMED_RESULT_CHARS)}
 
 
 def _assistant_message(reply: Reply) -> dict[str, Any]:
