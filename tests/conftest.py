@@ -121,7 +121,7 @@ def start_server(tmp_path: Path) -> Iterator[Callable[[list[str], int], ManagedS
 
 def llama_servers_on(port: int) -> list[int]:
     """Pids of live llama-server processes started with --port PORT (a /proc scan)."""
-    from server.process.state import cmdline, pid_alive
+    from server.process.pids import alive, cmdline
 
     pids = []
     for entry in Path("/proc").iterdir():
@@ -132,7 +132,7 @@ def llama_servers_on(port: int) -> list[int]:
             and args[0].endswith("llama-server")
             and f"--port\0{port}\0" in "\0".join(args + [""])
         ):
-            pids.extend([pid] if pid_alive(pid) else [])
+            pids.extend([pid] if alive(pid) else [])
     return pids
 
 

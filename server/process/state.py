@@ -20,6 +20,7 @@ from typing import Any
 
 from server.engine.build import BuildOptions, EngineSource
 from server.paths import state_dir
+from server.process.pids import alive, cmdline, kill_group
 
 STATE_FILE = "server.json"
 LOG_FILE = "server.log"
@@ -168,64 +169,15 @@ def chosen_engine(backend: str) -> tuple[EngineSource, BuildOptions] | None:
         return None
 
 
-def _proc_stat(pid: int) -> str | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-
-
-def pid_alive(pid: int | None) -> bool:
-    """True for a live process; a zombie (exited, not yet reaped) counts as dead."""
-    if not pid:
-        return False
-    stat = _proc_stat(pid)
-    return stat is not None and stat.rpartition(")")[2].split()[0] != "Z"
-
-
-def cmdline(pid: int) -> list[str]:
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return []
-    return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
-
-
 def is_supervisor(pid: int | None, state: Path) -> bool:
     """The pid is alive and is our supervisor for this state file (not a reused pid)."""
-    args = cmdline(pid) if pid_alive(pid) and pid else []
+    args = cmdline(pid) if alive(pid) and pid else []
     return SUPERVISOR_MODULE in args and str(state) in args
 
 
 def is_server(pid: int | None, argv: list[str]) -> bool:
-    args = cmdline(pid) if pid_alive(pid) and pid else []
+    args = cmdline(pid) if alive(pid) and pid else []
     return bool(args) and bool(argv) and args[0] == argv[0]
-
-
-def kill_group(pid: int, grace_s: float = 10.0) -> None:
-    """SIGTERM the process group led by pid, then SIGKILL what is left after grace_s."""
-    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            return
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, os.WNOHANG)  # reap it if it is our child
-            if not group_alive(pid):
-                return
-            time.sleep(0.05)
-
-
-def group_alive(pgid: int) -> bool:
-    """Whether any live (non-zombie) process is in the process group."""
-    for entry in Path("/proc").iterdir():
-        stat = _proc_stat(int(entry.name)) if entry.name.isdigit() else None
-        fields = stat.rpartition(")")[2].split() if stat else []
-        if len(fields) > 2 and fields[0] != "Z" and fields[2] == str(pgid):
-            return True
-    return False
 
 
 @dataclass(frozen=True)
