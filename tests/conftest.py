@@ -22,6 +22,14 @@ if TYPE_CHECKING:
 WARM_WHEELS = Path("/tmp/dl")  # a pre-downloaded copy of the sdist and model wheels, when present
 
 
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """An empty folder for the agent or a tool to work in (tests/tools and tests/tui use it)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root.resolve()
+
+
 def pip_args() -> list[str]:
     return ["--find-links", str(WARM_WHEELS)] if WARM_WHEELS.is_dir() else []
 

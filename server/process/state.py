@@ -9,7 +9,6 @@ A token ties a supervisor to its record, so a stale supervisor never touches a n
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import signal
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from server.engine.build import BuildOptions, EngineSource
-from server.paths import state_dir
+from server.paths import read_json_object, state_dir, write_json
 from server.process.pids import alive, cmdline, kill_group
 
 STATE_FILE = "server.json"
@@ -37,18 +36,11 @@ def log_path() -> Path:
 
 
 def read_record(path: Path | None = None) -> dict[str, Any] | None:
-    try:
-        data = json.loads((path or state_path()).read_text())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    return read_json_object(path or state_path())
 
 
 def write_record(path: Path, record: dict[str, Any]) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(record, indent=1) + "\n")
-    tmp.chmod(0o600)
-    os.replace(tmp, path)
+    write_json(path, record, mode=0o600)  # it may hold the server's API key
 
 
 def update_record(path: Path, token: str, **fields: Any) -> bool:
@@ -145,18 +137,13 @@ def explain_failure(path: Path) -> str:
 
 def choose_engine(source: EngineSource, options: BuildOptions) -> None:
     """Make `up` use this engine for its backend (what `beecode server build` does)."""
-    path = state_dir() / ENGINE_CHOICE
     choices = _engine_choices()
     choices[options.backend] = {"source": asdict(source), "options": asdict(options)}
-    path.write_text(json.dumps(choices, indent=1) + "\n")
+    write_json(state_dir() / ENGINE_CHOICE, choices)
 
 
 def _engine_choices() -> dict[str, Any]:
-    try:
-        data = json.loads((state_dir() / ENGINE_CHOICE).read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return read_json_object(state_dir() / ENGINE_CHOICE) or {}
 
 
 def chosen_engine(backend: str) -> tuple[EngineSource, BuildOptions] | None:
