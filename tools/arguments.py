@@ -10,12 +10,11 @@ model can fix its call in one retry.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-import referencing.exceptions
-from jsonschema.exceptions import SchemaError, UnknownType, ValidationError
-from jsonschema.protocols import Validator
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
 
 # Which problem to report first when there are several: what is missing, then a wrong choice.
 _FIRST = {"required": 0, "enum": 1, "type": 2}
@@ -46,6 +45,8 @@ def _is_integer(checker: Any, value: Any) -> bool:
 
 @functools.cache
 def _with_python_ints(base: type[Validator]) -> type[Validator]:
+    import jsonschema
+
     checker = base.TYPE_CHECKER.redefine("integer", _is_integer)
     extended: type[Validator] = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
         base, type_checker=checker
@@ -57,6 +58,12 @@ def check_arguments(schema: dict[str, Any], args: Any) -> str | None:
     """None when ``args`` fits ``schema``, else the first problem found."""
     if not isinstance(args, dict):
         return f"arguments must be a JSON object, got {json_type(args)}"
+    # Imported on the first check, not with the module: the TUI imports tools (for @-mentions)
+    # on the way to its first paint, and jsonschema takes ~40 ms of that.
+    import jsonschema
+    import referencing.exceptions
+    from jsonschema.exceptions import SchemaError, UnknownType
+
     base = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         errors = list(_with_python_ints(base)(_closed(schema)).iter_errors(args))
