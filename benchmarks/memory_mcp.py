@@ -22,6 +22,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import psutil
 from _common import (
     BEECODE,
     agent_workspace,
@@ -32,6 +33,8 @@ from _common import (
     scratch,
     served,
 )
+
+from server.process.pids import cmdline
 
 BIN = Path(sys.executable).parent
 FETCH = "mcp-server-fetch==2026.10.24"  # the third server; time and git come with the test extra
@@ -61,16 +64,11 @@ def mcp_config(repo: Path) -> str:
 
 def mcp_children(pid: int) -> set[str]:
     """Names of the MCP servers (mcp-server-NAME) that are children of ``pid`` right now."""
-    found = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            argv = (stat.parent / "cmdline").read_bytes().split(b"\0")
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == pid:
-            found |= {Path(a.decode()).name for a in argv if b"mcp-server-" in a}
-    return found
+    try:
+        children = psutil.Process(pid).children()
+    except psutil.Error:
+        return set()
+    return {Path(a).name for child in children for a in cmdline(child.pid) if "mcp-server-" in a}
 
 
 def run_turn(workspace: Path, url: str, env: dict[str, str]) -> dict[str, Any]:

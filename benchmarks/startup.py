@@ -41,7 +41,7 @@ from _common import (
 
 from server.client import health
 from server.launch.addresses import free_port
-from server.process.state import kill_group
+from server.process.pids import kill_group
 
 POLL_S = 0.01
 # The status line once the app has the server's context size (it is connected).

@@ -1,8 +1,9 @@
-"""Typed, synchronous access to what llama-server reports: timings, /props, /slots, /metrics.
+"""The one llama-server HTTP client: /health, /props, /slots, /metrics, /tokenize, /v1/models, chat.
 
-The agent streams chat through its own async OpenAI client; these small calls serve the supervisor,
-the CLI, the benchmarks and the agent's status line. Bad or missing fields in a reply raise
-ServerError with one line naming the field, never a KeyError.
+The agent streams chat through its own async OpenAI client (given `openai_base_url`); every other
+call to a llama-server goes through here: the supervisor, the CLI, the benchmarks, the agent's
+token counter and its model facts. A base URL may end in /v1 or not. Bad or missing fields in a
+reply, and servers that do not answer, raise ServerError with one line, never a KeyError.
 """
 
 from __future__ import annotations
@@ -88,6 +89,24 @@ class Props:
         )
 
 
+@dataclass(frozen=True)
+class ServedModel:
+    """The first model of /v1/models; n_params is None when the server does not report it."""
+
+    id: str
+    n_params: int | None
+
+
+def server_root(url: str) -> str:
+    """http://host:port from a base URL that may end in / or /v1."""
+    return url.rstrip("/").removesuffix("/v1")
+
+
+def openai_base_url(url: str) -> str:
+    """The OpenAI-compatible base URL (ending in /v1) of a server given either way."""
+    return server_root(url) + "/v1"
+
+
 def _headers(api_key: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
@@ -100,10 +119,12 @@ def _request(
     api_key: str | None = None,
     timeout_s: float = 10.0,
     json: Any = None,
+    http: httpx.Client | None = None,
 ) -> httpx.Response:
-    url = base_url.rstrip("/") + path
+    url = server_root(base_url) + path
+    send = http.request if http is not None else httpx.request
     try:
-        reply = httpx.request(method, url, headers=_headers(api_key), json=json, timeout=timeout_s)
+        reply = send(method, url, headers=_headers(api_key), json=json, timeout=timeout_s)
     except httpx.HTTPError as exc:
         raise ServerError(f"cannot reach llama-server at {url}: {exc}") from None
     if reply.status_code != 200:
@@ -151,18 +172,42 @@ def get_metrics(base_url: str, api_key: str | None = None) -> dict[str, float]:
     return parse_metrics(_request("GET", base_url, "/metrics", api_key=api_key).text)
 
 
-def tokenize(base_url: str, text: str, api_key: str | None = None) -> list[int]:
-    data = _json(_request("POST", base_url, "/tokenize", api_key=api_key, json={"content": text}))
+def tokenize(
+    base_url: str,
+    text: str,
+    api_key: str | None = None,
+    *,
+    parse_special: bool = True,
+    timeout_s: float = 10.0,
+    http: httpx.Client | None = None,
+) -> list[int]:
+    """The text's tokens, without BOS/EOS; ``http``: a client kept open to count many texts."""
+    body = {"content": text, "add_special": False, "parse_special": parse_special}
+    reply = _request(
+        "POST", base_url, "/tokenize", api_key=api_key, json=body, timeout_s=timeout_s, http=http
+    )
+    data = _json(reply)
     tokens = data.get("tokens") if isinstance(data, dict) else None
     if not isinstance(tokens, list) or not all(isinstance(t, int) for t in tokens):
         raise ServerError("server /tokenize did not answer a token list")
     return tokens
 
 
+def served_model(base_url: str, api_key: str | None = None) -> ServedModel:
+    data = _json(_request("GET", base_url, "/v1/models", api_key=api_key))
+    models = data.get("data") if isinstance(data, dict) else None
+    first = models[0] if isinstance(models, list) and models else None
+    if not isinstance(first, dict):
+        raise ServerError("server /v1/models lists no model")
+    meta = first.get("meta")
+    n_params = meta.get("n_params") if isinstance(meta, dict) else None
+    return ServedModel(str(first.get("id", "")), n_params if isinstance(n_params, int) else None)
+
+
 def health(base_url: str, timeout_s: float = 2.0) -> int | None:
     """The /health status code (200 ready, 503 loading), or None when nothing answers."""
     try:
-        return httpx.get(base_url.rstrip("/") + "/health", timeout=timeout_s).status_code
+        return httpx.get(server_root(base_url) + "/health", timeout=timeout_s).status_code
     except httpx.HTTPError:
         return None
 
@@ -180,6 +225,16 @@ def wait_healthy(base_url: str, timeout_s: float) -> None:
         time.sleep(0.1)
 
 
+def complete(
+    base_url: str, body: dict[str, Any], *, api_key: str | None = None, timeout_s: float = 120.0
+) -> Any:
+    """One non-streaming chat completion: the reply's JSON as it came."""
+    reply = _request(
+        "POST", base_url, "/v1/chat/completions", api_key=api_key, json=body, timeout_s=timeout_s
+    )
+    return _json(reply)
+
+
 def chat(
     base_url: str,
     messages: list[dict[str, Any]],
@@ -190,16 +245,7 @@ def chat(
 ) -> tuple[str, Timings]:
     """One non-streaming chat completion: the reply text and its timings."""
     body = {"messages": messages, **fields}
-    data = _json(
-        _request(
-            "POST",
-            base_url,
-            "/v1/chat/completions",
-            api_key=api_key,
-            json=body,
-            timeout_s=timeout_s,
-        )
-    )
+    data = complete(base_url, body, api_key=api_key, timeout_s=timeout_s)
     try:
         text = str(data["choices"][0]["message"].get("content") or "")
         timings = data["timings"]

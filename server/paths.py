@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 from platformdirs import user_cache_dir, user_config_dir, user_data_dir, user_state_dir
 
@@ -31,3 +33,21 @@ def data_dir() -> Path:
 def state_dir() -> Path:
     """Running-server records and logs."""
     return _dir("BEECODE_STATE_DIR", user_state_dir("beecode"))
+
+
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object in a file; None when it is missing, unreadable or not an object."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_json(path: Path, data: Any, mode: int | None = None) -> None:
+    """Atomically: a reader sees the old file or the new one, never half of one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    if mode is not None:
+        tmp.chmod(mode)
+    os.replace(tmp, path)

@@ -22,6 +22,14 @@ if TYPE_CHECKING:
 WARM_WHEELS = Path("/tmp/dl")  # a pre-downloaded copy of the sdist and model wheels, when present
 
 
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """An empty folder for the agent or a tool to work in (tests/tools and tests/tui use it)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root.resolve()
+
+
 def pip_args() -> list[str]:
     return ["--find-links", str(WARM_WHEELS)] if WARM_WHEELS.is_dir() else []
 
@@ -121,7 +129,7 @@ def start_server(tmp_path: Path) -> Iterator[Callable[[list[str], int], ManagedS
 
 def llama_servers_on(port: int) -> list[int]:
     """Pids of live llama-server processes started with --port PORT (a /proc scan)."""
-    from server.process.state import cmdline, pid_alive
+    from server.process.pids import alive, cmdline
 
     pids = []
     for entry in Path("/proc").iterdir():
@@ -132,7 +140,7 @@ def llama_servers_on(port: int) -> list[int]:
             and args[0].endswith("llama-server")
             and f"--port\0{port}\0" in "\0".join(args + [""])
         ):
-            pids.extend([pid] if pid_alive(pid) else [])
+            pids.extend([pid] if alive(pid) else [])
     return pids
 
 

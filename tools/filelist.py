@@ -9,10 +9,11 @@ rg ignores .gitignore by default, and so does the fallback: it walks every file 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+
+from wcmatch import glob as wcglob
 
 from tools.tool import ToolError
 
@@ -57,42 +58,10 @@ def _run(argv: list[str], cwd: Path) -> str:
 
 
 def glob_matcher(pattern: str) -> Callable[[str], bool]:
-    """A test for relative paths, gitignore-style: a pattern without a slash matches a file name
-    at any depth; ``**`` spans directories; ``*``, ``?`` and ``[...]`` stay within one name;
-    ``{a,b}`` is either."""
+    """A test for relative paths: a pattern without a slash matches a file name at any depth;
+    ``**`` spans directories; ``*``, ``?`` and ``[...]`` stay within one name (dot files too);
+    ``{a,b}`` is either. (wcmatch, not pathspec: gitignore's rule that a pattern naming a directory
+    matches everything below it would change what glob and grep return.)"""
     pattern = pattern.removeprefix("./").lstrip("/")
-    if "/" not in pattern:
-        pattern = "**/" + pattern
-    regex = re.compile(_translate(pattern) + r"\Z")
-    return lambda path: regex.match(path) is not None
-
-
-def _translate(pattern: str) -> str:
-    out: list[str] = []
-    at = 0
-    while at < len(pattern):
-        char = pattern[at]
-        if pattern.startswith("**/", at):
-            out.append("(?:.*/)?")
-            at += 3
-            continue
-        if pattern.startswith("**", at):
-            out.append(".*")
-            at += 2
-            continue
-        close = pattern.find({"[": "]", "{": "}"}.get(char, ""), at + 1)
-        if char == "[" and close > at + 1:
-            body = pattern[at + 1 : close]
-            negate = body.startswith("!")
-            body = re.sub(r"([\\^\[\]])", r"\\\1", body.removeprefix("!"))
-            out.append(f"[{'^' if negate else ''}{body}]")
-            at = close + 1
-            continue
-        if char == "{" and close > at:
-            choices = pattern[at + 1 : close].split(",")
-            out.append("(?:" + "|".join(_translate(choice) for choice in choices) + ")")
-            at = close + 1
-            continue
-        out.append({"*": "[^/]*", "?": "[^/]"}.get(char, re.escape(char)))
-        at += 1
-    return "".join(out)
+    flags = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.MATCHBASE | wcglob.DOTMATCH
+    return wcglob.compile(pattern, flags=flags).match

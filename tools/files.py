@@ -8,6 +8,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from tools.output import cut_line
 from tools.paths import resolve_in_workspace, shown_path
 from tools.tool import INT, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
 
@@ -103,9 +104,7 @@ def numbered(lines: list[str], first: int, width: int) -> str:
     out = []
     for number, line in enumerate(lines, first):
         line = line.rstrip("\r\n")
-        if len(line) > MAX_LINE_CHARS:
-            line = f"{line[:MAX_LINE_CHARS]}... [{len(line) - MAX_LINE_CHARS} chars omitted]"
-        out.append(f"{number:>{width}}\t{line}")
+        out.append(f"{number:>{width}}\t{cut_line(line, MAX_LINE_CHARS)}")
     return "\n".join(out)
 
 

@@ -37,7 +37,15 @@ class HeadTail:
         return f"{self.head}\n... [{omitted} chars omitted] ...\n{tail}"
 
 
+def cut_line(text: str, limit: int) -> str:
+    """The first ``limit`` characters and a count of the rest (for one over-long line)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [{len(text) - limit} chars omitted]"
+
+
 def cap_text(text: str, limit: int) -> str:
+    """At most ``limit`` characters: the head and the tail kept, the middle counted."""
     if len(text) <= limit:
         return text
     capped = HeadTail(limit)

@@ -6,11 +6,11 @@ from collections.abc import Iterable
 from types import TracebackType
 from typing import Any
 
+from tools.arguments import check_arguments
 from tools.bash import BashTool
 from tools.edit import EditTool
 from tools.files import LsTool, ReadTool, WriteTool
 from tools.git import GitTool
-from tools.schema_check import check_arguments
 from tools.search import GlobTool, GrepTool
 from tools.todo import TodoTool
 from tools.tool import Tool, openai_schema

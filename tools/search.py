@@ -11,7 +11,7 @@ from typing import Any
 
 from tools.filelist import glob_matcher, listed_files
 from tools.files import is_binary
-from tools.output import cap_text
+from tools.output import cap_text, cut_line
 from tools.paths import resolve_in_workspace, shown_path
 from tools.tool import BOOL, STR, BaseTool, ToolContext, ToolError, ToolResult, params
 
@@ -70,7 +70,7 @@ class GrepTool(_SearchTool):
             return ToolResult(f"no matches for {args['pattern']}")
         root = base if base.is_dir() else base.parent
         lines = [
-            f"{shown_path(root / name, ctx)}:{number}:{_cut(text)}"
+            f"{shown_path(root / name, ctx)}:{number}:{cut_line(text, MAX_MATCH_CHARS)}"
             for name, number, text in sorted(found)
         ]
         return ToolResult(cap_text(_capped_lines(lines, "matches"), ctx.max_output_chars))
@@ -131,12 +131,6 @@ def _matches_in(path: Path, name: str, regex: re.Pattern[str]) -> list[Match]:
     with path.open(encoding="utf-8", errors="replace") as file:
         lines = (line.rstrip("\r\n") for line in file)
         return [(name, number, line) for number, line in enumerate(lines, 1) if regex.search(line)]
-
-
-def _cut(text: str) -> str:
-    if len(text) <= MAX_MATCH_CHARS:
-        return text
-    return f"{text[:MAX_MATCH_CHARS]}... [{len(text) - MAX_MATCH_CHARS} chars omitted]"
 
 
 def _capped_lines(lines: list[str], what: str) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from tools.schema_check import check_arguments
+from tools.arguments import check_arguments
 
 # read: never changes anything; edit: changes files; execute: runs commands or changes git state.
 Kind = Literal["read", "edit", "execute"]

@@ -19,6 +19,9 @@ from typing import Any
 import httpx
 
 from agent.sessions.store import message_text
+from server.client import tokenize
+from server.errors import ServerError
+from tools.output import cap_text
 
 Message = dict[str, Any]
 
@@ -87,10 +90,10 @@ class TokenCounter:
         self, base_url: str | None, *, api_key: str | None = None, timeout_s: float = 5.0
     ) -> None:
         """base_url: the server's, with or without /v1; None counts offline only."""
-        root = (base_url or "").rstrip("/")
-        self._root = root.removesuffix("/v1") or None
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(timeout=timeout_s, headers=headers) if self._root else None
+        self._url = base_url
+        self._api_key = api_key
+        self._timeout_s = timeout_s
+        self._client = httpx.Client() if base_url else None  # one connection for every count
         self._counts: dict[str, int] = {}
         self.exact = self._client is not None
 
@@ -118,18 +121,20 @@ class TokenCounter:
             self._client.close()
 
     def _server_count(self, text: str) -> int | None:
-        assert self._client is not None
-        body = {"content": text, "add_special": False, "parse_special": False}
+        assert self._url is not None
         try:
-            reply = self._client.post(f"{self._root}/tokenize", json=body)
-            reply.raise_for_status()
-            tokens = reply.json()["tokens"]
-            if not isinstance(tokens, list):
-                raise TypeError("tokens is not a list")
-            return len(tokens)
-        except (httpx.HTTPError, ValueError, KeyError, TypeError):
+            tokens = tokenize(
+                self._url,
+                text,
+                self._api_key,
+                parse_special=False,
+                timeout_s=self._timeout_s,
+                http=self._client,
+            )
+        except ServerError:
             self.exact = False
             return None
+        return len(tokens)
 
     @staticmethod
     def _estimate(text: str) -> int:
@@ -161,7 +166,7 @@ async def compact(
 
     The boundary moves back so no tool result is parted from the call that asked for it; when that
     leaves nothing to summarize (one long tool round), the messages come back unchanged and the
-    caller has to trim tool results instead (``trim_tool_result``).
+    caller has to cap tool results instead (``tools.output.cap_text``).
     """
     head = messages[:1] if messages and messages[0].get("role") == "system" else []
     body = messages[len(head) :]
@@ -186,23 +191,14 @@ def summary_request(old: list[Message], max_chars: int = 12_000) -> list[Message
         role = str(message.get("role", "?"))
         text = message_text(message)
         if role == "tool":
-            text = trim_tool_result(text, 1_000)
+            text = cap_text(text, 1_000)
         if text:
             lines.append(f"{role}: {text}")
         for call in message.get("tool_calls") or []:
             function = call.get("function") or {}
             lines.append(f"{role} called {function.get('name')}({function.get('arguments')})")
-    transcript = trim_tool_result("\n".join(lines), max_chars)
+    transcript = cap_text("\n".join(lines), max_chars)
     return [
         {"role": "system", "content": SUMMARY_INSTRUCTION},
         {"role": "user", "content": transcript},
     ]
-
-
-def trim_tool_result(text: str, max_chars: int) -> str:
-    """At most about max_chars: the head and the tail kept, the middle counted and dropped."""
-    if len(text) <= max_chars:
-        return text
-    keep = max(max_chars - 48, 0)
-    head, tail = text[: keep - keep // 2], text[len(text) - keep // 2 :]
-    return f"{head}\n[... {len(text) - keep} characters omitted ...]\n{tail}"

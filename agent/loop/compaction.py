@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.context.prompt import compact, summary_request, trim_tool_result
+from agent.context.prompt import compact, summary_request
 from agent.model.endpoint import FREE, ChatModel
 from agent.model.reply import Reply, collect
+from tools.output import cap_text
 
 TRIMMED_RESULT_CHARS = 2_000  # tool results are cut to this when compaction has nothing else
 
@@ -36,4 +37,4 @@ async def shorter_history(
 def _trimmed(message: dict[str, Any]) -> dict[str, Any]:
     if message.get("role") != "tool" or len(str(message.get("content"))) <= TRIMMED_RESULT_CHARS:
         return message
-    return {**message, "content": trim_tool_result(str(message["content"]), TRIMMED_RESULT_CHARS)}
+    return {**message, "content": cap_text(str(message["content"]), TRIMMED_RESULT_CHARS)}

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import openai
 
 from agent.loop.events import RequestStats
+from server.client import openai_base_url
 
 
 class ModelError(Exception):
@@ -179,8 +180,7 @@ class OpenAIChatModel:
         top_k: int | None = None,
         max_tokens: int = 4096,
     ) -> None:
-        url = base_url.rstrip("/")
-        self.base_url = url if url.endswith("/v1") else url + "/v1"
+        self.base_url = openai_base_url(base_url)
         # Local servers ignore the key, but the SDK insists on one.
         self._client = openai.AsyncOpenAI(
             base_url=self.base_url, api_key=api_key or "none", max_retries=0, timeout=3600

@@ -10,9 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import httpx
+from typing import TYPE_CHECKING
 
 from agent.config import Config
 from agent.context.memory import project_memory
@@ -22,7 +20,7 @@ from agent.model.endpoint import OpenAIChatModel
 from agent.permissions.allowed import AllowedRules
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
-from server.client import get_props
+from server.client import get_props, served_model
 from server.errors import ServerError
 from tools.registry import ToolRegistry, default_registry
 from tools.tool import ToolContext
@@ -39,22 +37,13 @@ class AppError(Exception):
     """The agent could not be assembled; one line for the user."""
 
 
-def server_root(url: str) -> str:
-    """http://host:port from a base URL that may end in /v1."""
-    url = url.rstrip("/")
-    return url[: -len("/v1")] if url.endswith("/v1") else url
-
-
-def model_facts(root: str, api_key: str | None) -> tuple[str, int | None]:
-    """The served model's id and parameter count from /v1/models (None when not reported)."""
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+def model_facts(url: str, api_key: str | None) -> tuple[str, int | None]:
+    """The served model's id and parameter count ("" and None when the server does not say)."""
     try:
-        data = httpx.get(root + "/v1/models", headers=headers, timeout=10).json()
-        first: dict[str, Any] = data["data"][0]
-    except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError):
+        model = served_model(url, api_key)
+    except ServerError:
         return "", None
-    n_params = (first.get("meta") or {}).get("n_params")
-    return str(first.get("id", "")), n_params if isinstance(n_params, int) else None
+    return model.id, model.n_params
 
 
 def wants_constrained(caps: dict[str, bool], name: str, n_params: int | None) -> bool:
@@ -141,11 +130,10 @@ def build_agent(
         workspace, resume, continue_latest
     )  # bad ids fail before a server starts
     url = resolve_endpoint(config, progress)
-    root = server_root(url)
     try:
-        props = get_props(root, config.api_key)
+        props = get_props(url, config.api_key)
         n_ctx: int | None = props.n_ctx
-        name, n_params = model_facts(root, config.api_key)
+        name, n_params = model_facts(url, config.api_key)
         constrained = wants_constrained(props.chat_template_caps, name, n_params)
     except ServerError:
         if not config.endpoint:
@@ -187,6 +175,6 @@ def build_agent(
         ctx,
         system=system_prompt(workspace, project_memory(workspace), ""),
         n_ctx=n_ctx,
-        counter=TokenCounter(root if n_ctx is not None else None, api_key=config.api_key),
+        counter=TokenCounter(url if n_ctx is not None else None, api_key=config.api_key),
         constrained=constrained,
     )

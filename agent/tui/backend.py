@@ -126,13 +126,13 @@ class LocalBackend:
             self.started_server = True
 
     def _facts(self, agent: Any) -> Facts:
-        from agent.runtime.assemble import model_facts, server_root
+        from agent.runtime.assemble import model_facts
         from agent.tui.baseline import measured_baseline  # loads the bench code: off the UI
         from server.paths import data_dir
 
         view = self.server(0)
         url = self.config.endpoint or view.url
-        name = model_facts(server_root(url), self.config.api_key)[0] if url else ""
+        name = model_facts(url, self.config.api_key)[0] if url else ""
         profile = None if self.config.endpoint else view.profile
         return Facts(
             model=Path(name).name.removesuffix(".gguf") or self.config.model or "model",

@@ -12,12 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 from rich.console import Console
 
 from server.bench.prompts import BenchPrompt
 from server.bench.stats import Sample
-from server.client import Timings, tokenize
+from server.client import Timings, complete, tokenize
 from server.errors import ServerError
 
 REQUEST_TIMEOUT_S = 900.0
@@ -66,22 +65,20 @@ def schedule(bench: BenchRun) -> list[tuple[BenchPrompt, int]]:
 def run_requests(bench: BenchRun, targets: list[Target], console: Console) -> None:
     """The whole schedule on every target; several targets take turns request by request, so
     load from elsewhere on the machine falls on every mode alike."""
-    with httpx.Client(timeout=REQUEST_TIMEOUT_S) as http:
-        for prompt, rep in schedule(bench):
-            for target in targets:
-                measure(bench, http, target, prompt, rep, console)
+    for prompt, rep in schedule(bench):
+        for target in targets:
+            measure(bench, target, prompt, rep, console)
 
 
 def measure(
     bench: BenchRun,
-    http: httpx.Client,
     target: Target,
     prompt: BenchPrompt,
     rep: int,
     console: Console,
 ) -> Sample:
     temperature = 0.0 if rep == GREEDY_REP else prompt.temperature
-    sample, text = _complete(bench, http, target, prompt, rep, temperature)
+    sample, text = _complete(bench, target, prompt, rep, temperature)
     label = "T=0 check" if rep == GREEDY_REP else f"#{rep + 1}"
     console.print(f"  {target.mode} · {prompt.name} {label}: {describe(sample)}")
     if rep == GREEDY_REP or (rep == 0 and temperature == 0):
@@ -92,7 +89,6 @@ def measure(
 
 def _complete(
     bench: BenchRun,
-    http: httpx.Client,
     target: Target,
     prompt: BenchPrompt,
     rep: int,
@@ -108,17 +104,10 @@ def _complete(
         "cache_prompt": False,
         **bench.sampling,
     }
-    headers = {"Authorization": f"Bearer {target.api_key}"} if target.api_key else {}
     try:
-        reply = http.post(f"{target.url}/v1/chat/completions", json=body, headers=headers)
-    except httpx.HTTPError as exc:
-        raise ServerError(f"{mode}: request for {prompt.name} failed: {exc}") from None
-    if reply.status_code != 200:
-        raise ServerError(f"{mode}: {prompt.name} answered {reply.status_code}: {reply.text[:200]}")
-    try:
-        data = reply.json()
-    except ValueError:
-        raise ServerError(f"{mode}: {prompt.name} answered no JSON: {reply.text[:200]}") from None
+        data = complete(target.url, body, api_key=target.api_key, timeout_s=REQUEST_TIMEOUT_S)
+    except ServerError as err:
+        raise ServerError(f"{mode}: {prompt.name}: {err}") from None
     name = f"{prompt.name}-{'t0' if rep == GREEDY_REP else f'r{rep + 1}'}.json"
     raw = bench.out / "raw" / slug(mode) / name
     raw.parent.mkdir(parents=True, exist_ok=True)

@@ -7,8 +7,6 @@ once per binary and is cached by path, size and mtime in cache_dir()/dialects.js
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -16,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from server.errors import LaunchError
-from server.paths import cache_dir
+from server.paths import cache_dir, read_json_object, write_json
 
 CACHE_FILE = "dialects.json"
 # Bump when parse_help() changes: cached dialects and build records from older parsers are redone.
@@ -123,11 +121,7 @@ def _stamp(binary: Path) -> dict[str, int]:
 
 
 def _load_cache() -> dict[str, Any]:
-    try:
-        data = json.loads((cache_dir() / CACHE_FILE).read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return read_json_object(cache_dir() / CACHE_FILE) or {}
 
 
 def _to_json(dialect: Dialect) -> dict[str, Any]:
@@ -146,13 +140,10 @@ def _from_json(data: dict[str, Any]) -> Dialect:
 
 
 def remember(binary: Path, dialect: Dialect) -> None:
-    """Record a binary's dialect (atomically: readers never see a half-written cache)."""
+    """Record a binary's dialect."""
     cache = _load_cache()
     cache[str(binary.resolve())] = {**_stamp(binary), "dialect": _to_json(dialect)}
-    path = cache_dir() / CACHE_FILE
-    tmp = path.with_name(f"{CACHE_FILE}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(cache, indent=1) + "\n")
-    os.replace(tmp, path)
+    write_json(cache_dir() / CACHE_FILE, cache)
 
 
 def _cached(entry: object, stamp: dict[str, int]) -> Dialect | None:

@@ -20,7 +20,8 @@ from pathlib import Path
 from server.client import health
 from server.errors import LaunchError
 from server.launch.addresses import port_in_use, url_for
-from server.process.state import explain_failure, kill_group
+from server.process.pids import kill_group
+from server.process.state import explain_failure
 
 
 def _die_with_parent() -> Callable[[], None]:

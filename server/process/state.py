@@ -9,7 +9,6 @@ A token ties a supervisor to its record, so a stale supervisor never touches a n
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import signal
@@ -19,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from server.engine.build import BuildOptions, EngineSource
-from server.paths import state_dir
+from server.paths import read_json_object, state_dir, write_json
+from server.process.pids import alive, cmdline, kill_group
 
 STATE_FILE = "server.json"
 LOG_FILE = "server.log"
@@ -36,18 +36,11 @@ def log_path() -> Path:
 
 
 def read_record(path: Path | None = None) -> dict[str, Any] | None:
-    try:
-        data = json.loads((path or state_path()).read_text())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    return read_json_object(path or state_path())
 
 
 def write_record(path: Path, record: dict[str, Any]) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(record, indent=1) + "\n")
-    tmp.chmod(0o600)
-    os.replace(tmp, path)
+    write_json(path, record, mode=0o600)  # it may hold the server's API key
 
 
 def update_record(path: Path, token: str, **fields: Any) -> bool:
@@ -144,18 +137,13 @@ def explain_failure(path: Path) -> str:
 
 def choose_engine(source: EngineSource, options: BuildOptions) -> None:
     """Make `up` use this engine for its backend (what `beecode server build` does)."""
-    path = state_dir() / ENGINE_CHOICE
     choices = _engine_choices()
     choices[options.backend] = {"source": asdict(source), "options": asdict(options)}
-    path.write_text(json.dumps(choices, indent=1) + "\n")
+    write_json(state_dir() / ENGINE_CHOICE, choices)
 
 
 def _engine_choices() -> dict[str, Any]:
-    try:
-        data = json.loads((state_dir() / ENGINE_CHOICE).read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return read_json_object(state_dir() / ENGINE_CHOICE) or {}
 
 
 def chosen_engine(backend: str) -> tuple[EngineSource, BuildOptions] | None:
@@ -168,64 +156,15 @@ def chosen_engine(backend: str) -> tuple[EngineSource, BuildOptions] | None:
         return None
 
 
-def _proc_stat(pid: int) -> str | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-
-
-def pid_alive(pid: int | None) -> bool:
-    """True for a live process; a zombie (exited, not yet reaped) counts as dead."""
-    if not pid:
-        return False
-    stat = _proc_stat(pid)
-    return stat is not None and stat.rpartition(")")[2].split()[0] != "Z"
-
-
-def cmdline(pid: int) -> list[str]:
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return []
-    return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
-
-
 def is_supervisor(pid: int | None, state: Path) -> bool:
     """The pid is alive and is our supervisor for this state file (not a reused pid)."""
-    args = cmdline(pid) if pid_alive(pid) and pid else []
+    args = cmdline(pid) if alive(pid) and pid else []
     return SUPERVISOR_MODULE in args and str(state) in args
 
 
 def is_server(pid: int | None, argv: list[str]) -> bool:
-    args = cmdline(pid) if pid_alive(pid) and pid else []
+    args = cmdline(pid) if alive(pid) and pid else []
     return bool(args) and bool(argv) and args[0] == argv[0]
-
-
-def kill_group(pid: int, grace_s: float = 10.0) -> None:
-    """SIGTERM the process group led by pid, then SIGKILL what is left after grace_s."""
-    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            return
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, os.WNOHANG)  # reap it if it is our child
-            if not group_alive(pid):
-                return
-            time.sleep(0.05)
-
-
-def group_alive(pgid: int) -> bool:
-    """Whether any live (non-zombie) process is in the process group."""
-    for entry in Path("/proc").iterdir():
-        stat = _proc_stat(int(entry.name)) if entry.name.isdigit() else None
-        fields = stat.rpartition(")")[2].split() if stat else []
-        if len(fields) > 2 and fields[0] != "Z" and fields[2] == str(pgid):
-            return True
-    return False
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import pytest
 
 from agent.model.scripted import Hold, call, text
 from agent.sessions.store import Session
+from server.process.pids import alive
 from tests.agent.loop_kit import (
     Face,
     assert_session_mirrors,
@@ -47,16 +48,6 @@ async def test_cancel_mid_stream_keeps_partial_text_and_valid_history(ws: Path) 
         "assistant",
         "user",
     ]
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie has exited: it only waits to be reaped.
-    stat = Path(f"/proc/{pid}/stat")
-    return stat.exists() and stat.read_text().split(") ")[-1][:1] != "Z"
 
 
 @pytest.mark.timeout(30)

@@ -20,7 +20,7 @@ from agent.model.endpoint import (
     StreamEnd,
     TextPiece,
 )
-from agent.runtime.assemble import server_root, wants_constrained
+from agent.runtime.assemble import wants_constrained
 from tests.agent.sse_server import Script, chunk
 
 TIMINGS = {
@@ -190,8 +190,3 @@ def test_tool_mode_follows_the_model(
     caps: dict[str, bool], name: str, n_params: int | None, constrained: bool
 ) -> None:
     assert wants_constrained(caps, name, n_params) is constrained
-
-
-def test_server_root() -> None:
-    assert server_root("http://127.0.0.1:8080/v1/") == "http://127.0.0.1:8080"
-    assert server_root("http://h:1") == "http://h:1"

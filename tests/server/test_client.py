@@ -12,7 +12,10 @@ from server.client import (
     get_props,
     get_slots,
     health,
+    openai_base_url,
     parse_metrics,
+    served_model,
+    server_root,
     tokenize,
     wait_healthy,
 )
@@ -93,11 +96,20 @@ def test_props_read_the_real_context() -> None:
         Props.from_json({"total_slots": 1})
 
 
+def test_base_urls_are_cleaned_up_either_way() -> None:
+    assert server_root("http://127.0.0.1:8080/v1/") == "http://127.0.0.1:8080"
+    assert server_root("http://h:1") == "http://h:1"
+    assert openai_base_url("http://h:1/") == openai_base_url("http://h:1/v1") == "http://h:1/v1"
+
+
 def test_nothing_listening_is_a_one_line_error() -> None:
     url = f"http://127.0.0.1:{free_port()}"
     assert health(url) is None
+    with pytest.raises(ServerError, match="cannot reach llama-server") as err:
+        get_props(url + "/v1")
+    assert f"{url}/props" in str(err.value) and "\n" not in str(err.value)
     with pytest.raises(ServerError, match="cannot reach llama-server"):
-        get_props(url)
+        served_model(url)
     with pytest.raises(LaunchError, match="not answering"):
         wait_healthy(url, timeout_s=0.3)
 
@@ -117,5 +129,9 @@ def test_a_real_server_reports_props_slots_metrics_and_timings(smol_server: str)
     assert timings.predicted_per_second > 0 and timings.draft_n is None
     metrics = get_metrics(smol_server)
     assert metrics["tokens_predicted_total"] >= timings.predicted_n
-    tokens = tokenize(smol_server, "def main():")
+    tokens = tokenize(smol_server + "/v1", "def main():")
     assert tokens and all(isinstance(t, int) for t in tokens)
+    model = served_model(smol_server)
+    assert model.id and model.n_params is not None and model.n_params > 0
+    with pytest.raises(ServerError, match="/nope/props answered 404"):
+        get_props(smol_server + "/nope")

@@ -16,7 +16,8 @@ from server.engine.build import Engine
 from server.errors import LaunchError
 from server.launch.addresses import free_port
 from server.process.managed import ManagedServer
-from server.process.state import explain_failure, group_alive, known_problem
+from server.process.pids import group_alive
+from server.process.state import explain_failure, known_problem
 
 StartServer = Callable[[list[str], int], ManagedServer]
 

@@ -12,13 +12,6 @@ from tools.tool import ToolContext
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root.resolve()
-
-
-@pytest.fixture
 def ctx(workspace: Path) -> ToolContext:
     return ToolContext(workspace=workspace)
 

@@ -5,20 +5,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-
-def is_alive(pid: int) -> bool:
-    """True while the process exists and is not a zombie (in a container PID 1 may not reap)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+from server.process.pids import alive
 
 
 def wait_until_dead(pid: int, within_s: float = 10.0) -> bool:
     # SIGKILL is delivered asynchronously; this bounds the wait, it does not measure speed.
     deadline = time.monotonic() + within_s
-    while is_alive(pid):
+    while alive(pid):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.02)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.tools.processes import is_alive, wait_for_file, wait_until_dead
+from server.process.pids import alive
+from tests.tools.processes import wait_for_file, wait_until_dead
 from tools.bash import BashTool
 from tools.tool import ToolContext
 
@@ -68,7 +69,7 @@ async def test_cancellation_kills_the_group_and_propagates(
 ) -> None:
     task = asyncio.create_task(bash.run({"command": TREE}, ctx))
     child = int(await asyncio.to_thread(wait_for_file, ctx.workspace / "child.pid"))
-    assert is_alive(child)
+    assert alive(child)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -57,6 +57,7 @@ def test_adding_a_name_twice_is_refused(registry: ToolRegistry) -> None:
         ("read", {"path": 3}, "field 'path' must be string, got integer"),
         ("read", {"path": "a", "limit": True}, "field 'limit' must be integer, got boolean"),
         ("read", {"path": "a", "limit": 2.5}, "field 'limit' must be integer, got number"),
+        ("read", {"path": "a", "limit": 2.0}, "field 'limit' must be integer, got number"),
         (
             "grep",
             {"pattern": "x", "ignore_case": 1},
@@ -94,6 +95,16 @@ def test_foreign_schemas_are_checked_leniently() -> None:
     assert registry.validate("mcp_thing", {"q": None, "extra": 1}) is None
     problem = registry.validate("mcp_thing", {"q": 1})
     assert problem == "field 'q' must be string or null, got integer"
+    # Any other keyword JSON schema defines is checked too, in jsonschema's words.
+    assert registry.validate("mcp_thing", {"q": ""}) == "field 'q': '' should be non-empty"
+
+
+def test_a_schema_jsonschema_cannot_use_is_not_checked() -> None:
+    class Broken(TodoTool):
+        name = "mcp_broken"
+        parameters = {"type": "object", "properties": {"q": {"type": "text"}}}
+
+    assert ToolRegistry([Broken()]).validate("mcp_broken", {"q": 1}) is None
 
 
 @pytest.mark.parametrize(

@@ -113,6 +113,9 @@ async def test_missing_search_path(ctx: ToolContext) -> None:
         ("[!ab].txt", "b.txt", False),
         ("*.{js,ts}", "web/app.ts", True),
         ("./docs/*.md", "docs/a.md", True),
+        ("*.py", ".venv/a.py", True),
+        ("src", "src/a.py", False),
+        ("src/*", "src/sub/a.py", False),
     ],
 )
 def test_glob_patterns(pattern: str, path: str, matches: bool) -> None:

@@ -17,13 +17,6 @@ def beecode_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root.resolve()
-
-
-@pytest.fixture
 def changed_repo(workspace: Path) -> Path:
     """A real git repository in the workspace: a.txt committed as "one", now "two"."""
 

@@ -1,0 +1,55 @@
+"""Whether a process is alive, what it runs, and stopping its process group: the one place for it.
+
+A zombie (exited, not yet reaped: in a container PID 1 may never reap it) counts as dead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+
+import psutil
+
+
+def alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def cmdline(pid: int) -> list[str]:
+    """The process's argv; [] when it is gone, a zombie or not ours to read."""
+    try:
+        return psutil.Process(pid).cmdline()
+    except psutil.Error:
+        return []
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any live process is in the process group."""
+    for proc in psutil.process_iter():
+        with contextlib.suppress(psutil.Error, ProcessLookupError):
+            if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
+                return True
+    return False
+
+
+def kill_group(pid: int, grace_s: float = 10.0) -> None:
+    """SIGTERM the process group led by pid, then SIGKILL what is left after grace_s."""
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)  # reap it if it is our child
+            if not group_alive(pid):
+                return
+            time.sleep(0.05)
