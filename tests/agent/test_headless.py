@@ -11,12 +11,9 @@ import pytest
 from agent import cli
 from agent.config import Config
 from agent.faces.headless import event_json, run_agent, stats_line
-from agent.loop.agent import Agent
-from agent.model.scripted import ScriptedModel, Step, call, text
-from agent.permissions.rules import Permissions
+from agent.model.scripted import Step, call, text
 from agent.sessions.store import Session
-from tools.registry import default_registry
-from tools.tool import ToolContext
+from tests.factory import make_agent
 
 
 @pytest.fixture(autouse=True)
@@ -33,18 +30,14 @@ def ws(tmp_path: Path) -> Path:
 
 
 def run(ws: Path, replies: list[list[Step]], fmt: str, mode: str = "yolo") -> tuple[int, str, str]:
-    cfg = Config(permission_mode=mode, tool_mode="native")  # type: ignore[arg-type]
-    agent = Agent(
-        ScriptedModel(replies),
-        default_registry(),
-        Permissions(cfg.permission_mode, [], [], ws, []),
-        Session.create(ws),
-        cfg,
-        ToolContext(ws),
-        system="s",
-    )
+    """One headless task on the real agent (scripted model); stderr ends with the session id."""
+    config = Config(permission_mode=mode, tool_mode="native")  # type: ignore[arg-type]
+    agent = make_agent(ws, replies, config)
     out, err = io.StringIO(), io.StringIO()
-    status = run_agent(agent, "make a.txt", fmt, out, err)
+    try:
+        status = run_agent(agent, "make a.txt", fmt, out, err, agent.session.id)
+    finally:
+        agent.close()
     return status, out.getvalue(), err.getvalue()
 
 
@@ -54,8 +47,15 @@ WRITE = call("write", {"path": "a.txt", "content": "A"}, "w1")
 def test_text_puts_the_answer_on_stdout_and_the_rest_on_stderr(ws: Path) -> None:
     status, out, err = run(ws, [WRITE, text("Made a.txt.")], "text")
     assert (status, out) == (0, "Made a.txt.\n")
-    assert '→ write {"path": "a.txt"' in err
-    assert "2 requests" in err and "(server timings)" in err and "session " in err
+    assert (ws / "a.txt").read_text() == "A"
+    call_line, stats = err.splitlines()
+    assert call_line == '→ write {"path": "a.txt", "content": "A"}'
+    session_id = stats.rsplit(" ", 1)[1]
+    assert stats == (
+        "2 requests · 20 prompt tokens (0% cached) · 10 tokens at 50.0 tok/s · 0.2 s "
+        f"(server timings) · session {session_id}"
+    )
+    assert Session.open(session_id).messages()[-1]["content"] == "Made a.txt."
 
 
 def test_json_is_one_object(ws: Path) -> None:
@@ -102,7 +102,8 @@ def test_asks_are_denied_with_a_note_since_nobody_can_answer(ws: Path) -> None:
 def test_stream_json_permission_events_have_no_future(ws: Path) -> None:
     _, out, _ = run(ws, [WRITE, text("no")], "stream-json", mode="ask")
     request = next(json.loads(x) for x in out.splitlines() if '"permission_request"' in x)
-    assert request["tool"] == "write" and "future" not in request
+    assert request["tool"] == "write" and request["subject"] == "a.txt"
+    assert "future" not in request
 
 
 def test_tool_failures_exit_3(ws: Path) -> None:

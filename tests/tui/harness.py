@@ -12,7 +12,7 @@ from textual.widgets._collapsible import CollapsibleTitle
 
 from agent.faces.contract import ConnectRequest
 from agent.tui.app import BeeApp
-from tests.tui.scripted import ScriptedBackend
+from tests.factory import ScriptedRuntime
 
 SIZE = (100, 30)
 
@@ -27,18 +27,18 @@ class Clock:
         return self.now
 
 
-def make_app(backend: ScriptedBackend, request: ConnectRequest | None = None) -> BeeApp:
-    history = backend.workspace.parent / "history.jsonl"
-    app = BeeApp(backend, request, history_path=history)
+def make_app(runtime: ScriptedRuntime, request: ConnectRequest | None = None) -> BeeApp:
+    history = runtime.workspace.parent / "history.jsonl"
+    app = BeeApp(runtime, request, history_path=history)
     app.main.clock = Clock()
     return app
 
 
 @asynccontextmanager
 async def running(
-    backend: ScriptedBackend, request: ConnectRequest | None = None
+    runtime: ScriptedRuntime, request: ConnectRequest | None = None
 ) -> AsyncIterator[tuple[BeeApp, Pilot[None]]]:
-    app = make_app(backend, request)
+    app = make_app(runtime, request)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.core is not None)
         yield app, pilot

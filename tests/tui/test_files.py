@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.loop.events import ToolCallFinished, ToolCallStarted
-from agent.tui.baseline import bench_report, measured_baseline
+from agent.runtime.baseline import bench_report, measured_baseline
 from agent.tui.completion import complete, path_options
 from agent.tui.gitdiff import NotARepository, uncommitted
 from agent.tui.history import PromptHistory
