@@ -12,6 +12,7 @@ from agent.faces.contract import ConnectRequest
 from agent.model.scripted import call
 from agent.runtime.progress import build_line
 from agent.sessions.store import Session
+from agent.tui.commands import COMMANDS
 from agent.tui.screens.info import PickScreen, TableScreen, TextScreen
 from agent.tui.widgets.server_panel import ServerPanel
 from tests.factory import ENDPOINT, ScriptedRuntime, answer, stats
@@ -25,10 +26,15 @@ def screen_text(app: object) -> str:
 
 class TestModeAndHelp:
     async def test_mode_sets_the_permission_mode(self, workspace: Path) -> None:
-        async with running(ScriptedRuntime(workspace)) as (app, pilot):
+        runtime = ScriptedRuntime(workspace)
+        async with running(runtime) as (app, pilot):
+            assert runtime.agent is not None
+            asked = runtime.agent.permissions.check("bash", "execute", "make", [])
+            assert asked.verdict == "ask"
             await send(pilot, "/mode yolo")
-            assert app.core is not None and app.core.permissions is not None
-            assert app.core.permissions.mode == "yolo"
+            # The agent's own permissions: the same call now runs without asking.
+            allowed = runtime.agent.permissions.check("bash", "execute", "make", [])
+            assert allowed.verdict == "allow"
             assert "mode yolo" in line(app, "#status")
             await send(pilot, "/mode sideways")
             assert "unknown mode 'sideways'" in shown(app)
@@ -61,7 +67,8 @@ class TestModeAndHelp:
     async def test_palette_holds_every_slash_command(self, workspace: Path) -> None:
         async with running(ScriptedRuntime(workspace)) as (app, _pilot):
             titles = {c.title for c in app.get_system_commands(app.screen)}
-            assert {"/help", "/undo", "/stats", "/quit"} <= titles
+            assert {f"/{command.name}" for command in COMMANDS} <= titles
+            assert "Quit" in titles  # Textual's own commands stay beside them
 
 
 class TestSessions:

@@ -82,14 +82,17 @@ class TestCompletion:
             assert menu_options(app) == []
 
     async def test_slash_commands_complete_and_escape_closes(self, workspace: Path) -> None:
-        async with running(ScriptedRuntime(workspace, OKS)) as (app, pilot):
+        runtime = ScriptedRuntime(workspace, OKS)
+        async with running(runtime) as (app, pilot):
             await pilot.press(*"/mo")
             assert menu_options(app) == ["/model", "/mode"]
             await pilot.press("down", "tab")
             assert text_of(app) == "/mode "
             await pilot.press("backspace", "escape")
             assert menu_options(app) == [] and text_of(app) == "/mode"
-            assert not app.main.busy  # escape closed the menu; nothing else happened
+            # Escape closed the menu and did nothing else: no command ran, nothing was sent.
+            assert app.core is not None and app.core.permissions is not None
+            assert app.core.permissions.mode == "ask" and runtime.model.requests == []
 
 
 class TestQuitKeys:
