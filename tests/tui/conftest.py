@@ -1,4 +1,5 @@
-"""TUI test fixtures: beecode's data, state and config dirs in tmp, a real workspace folder."""
+"""TUI test fixtures: beecode's dirs in tmp for every test, a real git repository, a bench run on
+record, a stable tool clock."""
 
 from __future__ import annotations
 
@@ -15,18 +16,8 @@ from agent.config import Config
 
 
 @pytest.fixture(autouse=True)
-def beecode_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("DATA", "STATE", "CONFIG"):
-        folder = tmp_path / name.lower()
-        folder.mkdir()
-        monkeypatch.setenv(f"BEECODE_{name}_DIR", str(folder))
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root.resolve()
+def isolated(beecode_dirs: None) -> None:
+    """Every TUI test keeps beecode's dirs in its tmp dir."""
 
 
 @pytest.fixture
