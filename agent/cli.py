@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.config import ConfigError, load_config
+from agent.config import Config, ConfigError, load_config
 from agent.permissions.rules import MODES
 
 # agent.faces.headless loads openai (~0.6 s); it is imported only for -p, so the TUI starts fast.
@@ -119,7 +119,7 @@ def _sessions() -> int:
     return 0
 
 
-def _tui(workspace: Path, config: Any, options: argparse.Namespace) -> int:
+def _tui(workspace: Path, config: Config, options: argparse.Namespace) -> int:
     try:
         from agent.tui.app import run
     except ImportError:
@@ -128,15 +128,7 @@ def _tui(workspace: Path, config: Any, options: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    return int(
-        run(
-            workspace=workspace,
-            config=config,
-            resume=options.resume,
-            continue_latest=options.continue_latest,
-        )
-        or 0
-    )
+    return run(workspace, config, options.resume, options.continue_latest)
 
 
 if __name__ == "__main__":

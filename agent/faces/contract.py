@@ -44,7 +44,7 @@ class Facts:
 
 @dataclass
 class Core:
-    """A connected agent and what belongs with it; the backend builds one off the UI thread."""
+    """A connected agent and what belongs with it; the runtime builds one off the UI thread."""
 
     agent: TurnRunner
     facts: Facts

@@ -219,7 +219,7 @@ def run_app(backend: Backend, request: ConnectRequest, history_path: Path | None
 
 
 def run(
-    workspace: Path, config: Any, resume: str | None = None, continue_latest: bool = False
+    workspace: Path, config: Config, resume: str | None = None, continue_latest: bool = False
 ) -> int:
     """The CLI's entry (``beecode`` with no task): the real agent on the managed server."""
     from agent.runtime import Runtime, prompt_history_path

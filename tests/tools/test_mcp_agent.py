@@ -122,3 +122,26 @@ async def test_the_runtime_stops_background_jobs_of_a_replaced_agent_and_at_quit
     assert not wait_until_dead(pids[1], within_s=0.5)
     runtime.shutdown()
     assert wait_until_dead(pids[1])
+
+
+def test_a_headless_run_closes_the_servers_it_connected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent import cli
+
+    config = tmp_path / "config"
+    config.mkdir()
+    args = ", ".join(f'"{arg}"' for arg in TIME["args"])
+    (config / "config.toml").write_text(
+        f'[mcp_servers.time]\ncommand = "{TIME["command"]}"\nargs = [{args}]\n'
+    )
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    monkeypatch.chdir(workspace)
+    before = set(children("mcp-server-time"))
+    status = cli.main(["-p", "hi", "--endpoint", ENDPOINT, "--output-format", "json"])
+    assert status == 1  # the endpoint never answers: the run ends with a model error
+    assert "beecode: connecting MCP servers: time" in capsys.readouterr().err
+    assert (tmp_path / "state" / "mcp.log").is_file()  # the server was started, and is gone:
+    left = set(children("mcp-server-time")) - before
+    assert all(wait_until_dead(pid) for pid in left), left
