@@ -100,6 +100,7 @@ class TestUndo:
         edit(undo, target, "by bash", name="bash")
         undo.end_turn()
         assert undo.undo() == ([], [])
+        assert target.read_text() == "by bash"  # undo left what bash wrote alone
 
     def test_a_turn_without_changes_keeps_the_previous_one(self, workspace: Path) -> None:
         undo = FileUndo(workspace)
