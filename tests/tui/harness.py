@@ -1,4 +1,4 @@
-"""Driving the real app under Pilot: start it on a backend, wait for conditions, read the screen."""
+"""Driving the real app under Pilot: start it on a runtime, wait for conditions, read the screen."""
 
 from __future__ import annotations
 
@@ -38,10 +38,15 @@ def make_app(runtime: ScriptedRuntime, request: ConnectRequest | None = None) ->
 async def running(
     runtime: ScriptedRuntime, request: ConnectRequest | None = None
 ) -> AsyncIterator[tuple[BeeApp, Pilot[None]]]:
+    """The app on ``runtime`` until the test is done; then the runtime shuts down, as after
+    ``run_app`` (the agent's background jobs, its MCP servers)."""
     app = make_app(runtime, request)
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.core is not None)
-        yield app, pilot
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.core is not None)
+            yield app, pilot
+    finally:
+        runtime.shutdown()
 
 
 async def until(pilot: Pilot[None], condition: Callable[[], object], tries: int = 300) -> None:
