@@ -23,7 +23,7 @@ pytestmark = [
 ]
 
 BEECODE = Path(sys.executable).parent / "beecode"
-PROMPT = "Reply with one word: pineapple"
+PROMPT = "Without using any tool, reply with one word: pineapple"
 # A finished turn's line: server figures (no "~" estimate), speculation state, prompt cache.
 THROUGHPUT = re.compile(
     r"^ *\d+\.\d tok/s.*(draft \d+/\d+|speculation off).*prompt \S+ cached / \S+ new", re.M
@@ -60,6 +60,9 @@ def tmux(tiny_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> I
     variables = [f"BEECODE_{d}_DIR={tmp_path / d.lower()}" for d in ("DATA", "STATE", "CONFIG")]
     for variable in variables:  # this process reads the session beecode saves there
         monkeypatch.setenv(*variable.split("=", 1))
+    (tmp_path / "config").mkdir(exist_ok=True)  # the TUI tests' autouse fixture made it
+    # Greedy decoding: the same reply every run, so the test does not depend on the draw.
+    (tmp_path / "config" / "config.toml").write_text("temperature = 0.0\n")
     # COLUMNS/LINES from the calling shell would override the pane size (shutil reads them).
     command = f"env -u COLUMNS -u LINES {BEECODE} --endpoint {tiny_server} --permission-mode plan"
     session = Tmux(f"beecode-test-{os.getpid()}")
