@@ -16,10 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.config import ConfigError, load_config
+from agent.config import Config, ConfigError, load_config
+from agent.permissions.rules import MODES
 
 # agent.faces.headless loads openai (~0.6 s); it is imported only for -p, so the TUI starts fast.
-OUTPUT_FORMATS = ("text", "json", "stream-json")  # == agent.faces.headless.FORMATS
+OUTPUT_FORMATS = ("text", "json", "stream-json")  # what agent.faces.headless renders
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,7 +35,7 @@ def _parser() -> argparse.ArgumentParser:
         "-p", "--print", dest="task", metavar="TASK", help="run one task headless and exit"
     )
     parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
-    parser.add_argument("--permission-mode", choices=("ask", "auto-edit", "yolo", "plan"))
+    parser.add_argument("--permission-mode", choices=MODES)
     parser.add_argument(
         "--max-steps",
         "--max-turns",
@@ -118,24 +119,16 @@ def _sessions() -> int:
     return 0
 
 
-def _tui(workspace: Path, config: Any, options: argparse.Namespace) -> int:
+def _tui(workspace: Path, config: Config, options: argparse.Namespace) -> int:
     try:
-        run = _entry("agent.tui.app", "run")
+        from agent.tui.app import run
     except ImportError:
         print(
             "beecode: the terminal UI is not installed in this build; use `beecode -p TASK`",
             file=sys.stderr,
         )
         return 2
-    return int(
-        run(
-            workspace=workspace,
-            config=config,
-            resume=options.resume,
-            continue_latest=options.continue_latest,
-        )
-        or 0
-    )
+    return run(workspace, config, options.resume, options.continue_latest)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
     python benchmarks/_tui_turn.py URL TASK   (in the workspace, with the benchmark's environment)
 
-The real ``BeeApp`` with the real backend (``LocalBackend`` on ``--endpoint URL``) runs under
+The real ``BeeApp`` on the real runtime (``agent.runtime.Runtime``, ``--endpoint URL``) runs under
 Textual's headless driver at 120x40 and sends TASK as the user would. The user sees text when a
 frame is written after the Markdown widget has taken it in, so two clocks run: every finished
 append of the assistant's Markdown (with the source length it reached) and every frame written.
@@ -30,8 +30,8 @@ from textual.widgets import Markdown  # noqa: E402
 
 from agent.config import load_config  # noqa: E402
 from agent.loop.events import Event, RequestStats, StepStats, TextDelta  # noqa: E402
+from agent.runtime import Runtime  # noqa: E402
 from agent.tui.app import BeeApp  # noqa: E402
-from agent.tui.backend import LocalBackend  # noqa: E402
 
 SIZE = (120, 40)
 TIMEOUT_S = 600.0
@@ -103,7 +103,7 @@ async def one_turn(url: str, task: str) -> dict[str, Any]:
         "max_steps": 1,
     }
     app = TimedApp(
-        LocalBackend(workspace, load_config(workspace, flags)),
+        Runtime(workspace, load_config(workspace, flags)),
         history_path=workspace.parent / "tui-history.jsonl",
     )
     app.frames = []

@@ -23,8 +23,18 @@ WARM_WHEELS = Path("/tmp/dl")  # a pre-downloaded copy of the sdist and model wh
 
 
 @pytest.fixture
+def beecode_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """beecode's data, state and config dirs in the test's tmp dir (sessions, allow rules, the
+    server record, profiles): nothing of the user's is read or written."""
+    for name in ("DATA", "STATE", "CONFIG"):
+        folder = tmp_path / name.lower()
+        folder.mkdir(exist_ok=True)
+        monkeypatch.setenv(f"BEECODE_{name}_DIR", str(folder))
+
+
+@pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    """An empty folder for the agent or a tool to work in (tests/tools and tests/tui use it)."""
+    """A real, empty workspace folder."""
     root = tmp_path / "ws"
     root.mkdir()
     return root.resolve()

@@ -1,7 +1,8 @@
 """What the TUI needs from the agent side, as small Protocols and plain records.
 
-The app drives any object meeting these (the real agent through ``backend.LocalBackend``, a scripted
-one in tests). Nothing here imports Textual: it is the one contract between the face and the core.
+The app drives any object meeting these (``agent.runtime.Runtime``; in tests the same with only
+the model scripted). Nothing here imports Textual: it is the one contract between the face and the
+core.
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from agent.config import Mode
 from agent.loop.events import EventSink, TurnFinished
-
-MODES = ("ask", "auto-edit", "yolo", "plan")
 
 
 class TurnRunner(Protocol):
@@ -29,7 +29,7 @@ class TurnRunner(Protocol):
 class ModeHolder(Protocol):
     """The permission mode, settable at run time (``agent.permissions.rules.Permissions``)."""
 
-    mode: str
+    mode: Mode
 
 
 @dataclass
@@ -44,7 +44,7 @@ class Facts:
 
 @dataclass
 class Core:
-    """A connected agent and what belongs with it; the backend builds one off the UI thread."""
+    """A connected agent and what belongs with it; the runtime builds one off the UI thread."""
 
     agent: TurnRunner
     facts: Facts

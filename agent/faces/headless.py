@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from agent.config import Config, ignored_note
-from agent.loop.agent import Agent
+from agent.faces.contract import ConnectRequest, TurnRunner
 from agent.loop.events import (
     Event,
     PermissionDecision,
@@ -33,11 +33,10 @@ from agent.loop.events import (
     ToolCallStarted,
     TurnFinished,
 )
-from agent.runtime.assemble import AppError, build_agent
+from agent.runtime import RefusedRequest, Runtime
+from agent.runtime.assemble import AppError
 from agent.sessions.store import SessionError
-from server.errors import ServerError
 
-FORMATS = ("text", "json", "stream-json")
 EXIT = {"done": 0, "error": 1, "max_steps": 3, "tool_failures": 3, "cancelled": 130}
 HEADLESS_DENIAL = (
     "No user is present to approve this (headless run); it was not run. "
@@ -131,7 +130,7 @@ class HeadlessFace:
             print(f"{stats_line(finished.stats)} · session {session_id}", file=self.err)
 
 
-async def _run(agent: Agent, task: str, face: HeadlessFace) -> TurnFinished:
+async def _run(agent: TurnRunner, task: str, face: HeadlessFace) -> TurnFinished:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, agent.cancel)
@@ -152,26 +151,28 @@ def run_headless(
     out, err = out or sys.stdout, err or sys.stderr
     if (note := ignored_note(config)) is not None:
         print(f"beecode: {note}", file=err)
+
+    def progress(key: str, line: str) -> None:
+        if key == "step":  # build and download bars are for the TUI's panel
+            print(f"beecode: {line}", file=err)
+
+    runtime = Runtime(workspace or Path.cwd(), config)
     try:
-        agent = build_agent(
-            workspace or Path.cwd(),
-            config,
-            resume=resume,
-            continue_latest=continue_latest,
-            progress=lambda line: print(f"beecode: {line}", file=err),
-        )
-    except (AppError, SessionError, ServerError) as e:
+        request = ConnectRequest(resume=resume, continue_latest=continue_latest)
+        core = runtime.connect(request, progress)
+        return run_agent(core.agent, task, output_format, out, err, core.session_id or "")
+    except (AppError, SessionError, RefusedRequest) as e:
         print(f"beecode: {e}", file=err)
         return 1
-    return run_agent(agent, task, output_format, out, err)
-
-
-def run_agent(agent: Agent, task: str, output_format: str, out: TextIO, err: TextIO) -> int:
-    """Run one task on a built agent and render it; returns the exit status."""
-    face = HeadlessFace(output_format, out, err)
-    try:
-        finished = asyncio.run(_run(agent, task, face))
     finally:
-        agent.close()
-    face.finish(finished, agent.session.id)
+        runtime.shutdown(stop_server=False)  # the next run reuses the warm server
+
+
+def run_agent(
+    agent: TurnRunner, task: str, output_format: str, out: TextIO, err: TextIO, session_id: str
+) -> int:
+    """Run one task on a connected agent and render it; returns the exit status."""
+    face = HeadlessFace(output_format, out, err)
+    finished = asyncio.run(_run(agent, task, face))
+    face.finish(finished, session_id)
     return EXIT[finished.stop_reason]

@@ -21,12 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from agent.config import Mode, split_rule
 from tools.tool import Kind
 
 Verdict = Literal["allow", "deny", "ask"]
+MODES: tuple[Mode, ...] = get_args(Mode)  # in the order /mode and shift+tab cycle them
 
 _SEPARATOR_CHARS = ";&|()\n`"
 # A leading VAR=value does not change which command runs: "FOO=1 rm -rf /" is rm.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,11 +17,11 @@ from agent.config import Config
 from agent.context.memory import project_memory
 from agent.context.prompt import TokenCounter, system_prompt
 from agent.loop.agent import Agent
-from agent.model.endpoint import OpenAIChatModel
+from agent.model.endpoint import ChatModel, OpenAIChatModel
 from agent.permissions.allowed import AllowedRules
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
-from server.client import get_props, served_model
+from server.client import get_props, served_model, server_root
 from server.errors import ServerError
 from tools.registry import ToolRegistry, default_registry
 from tools.tool import ToolContext
@@ -84,7 +85,8 @@ def earlier_session(workspace: Path, resume: str | None, continue_latest: bool) 
 
 def connect_mcp(config: Config, progress: Progress | None) -> McpServers | None:
     """The config's MCP servers, connected at once (None when none is configured). A server that
-    fails costs one progress line; the agent works without it."""
+    fails costs one progress line; the agent works without it. The caller owns what this returns
+    and closes it (``agent.runtime.Runtime`` does); the agent's tools only call it."""
     if not config.mcp_servers:
         return None
     from server.paths import state_dir
@@ -102,15 +104,49 @@ def connect_mcp(config: Config, progress: Progress | None) -> McpServers | None:
 
 
 def tool_registry(mcp: McpServers | None) -> ToolRegistry:
-    """The built-in tools, then the MCP servers' tools; closing the registry closes the servers."""
+    """The built-in tools, then the MCP servers' tools."""
     registry = default_registry()
     if mcp is not None:
-        tools = mcp.tools(set(registry.names()))
-        for tool in tools:
+        for tool in mcp.tools(set(registry.names())):
             registry.add(tool)
-        if not tools:
-            mcp.close()  # nothing in the registry would close it
     return registry
+
+
+@dataclass(frozen=True)
+class ServedModel:
+    """The model the agent talks to and what its server says about it."""
+
+    chat: ChatModel
+    name: str  # the served model's id; "" when the server does not say
+    n_ctx: int | None
+    constrained: bool  # the tool mode "auto" picks for it
+    counter: TokenCounter
+
+
+def serve_model(url: str, config: Config) -> ServedModel:
+    """The model at ``url`` (a llama-server, or any OpenAI-compatible ``--endpoint``)."""
+    root = server_root(url)
+    try:
+        props = get_props(root, config.api_key)
+        n_ctx: int | None = props.n_ctx
+        name, n_params = model_facts(root, config.api_key)
+        constrained = wants_constrained(props.chat_template_caps, name, n_params)
+    except ServerError:
+        if not config.endpoint:
+            raise
+        # not a llama-server: plain OpenAI API, native calls
+        name, n_ctx, constrained = model_facts(root, config.api_key)[0], None, False
+    model = OpenAIChatModel(
+        url,
+        api_key=config.api_key,
+        model=config.model,
+        temperature=config.temperature,
+        top_p=config.top_p,
+        top_k=config.top_k,
+        max_tokens=config.max_tokens,
+    )
+    counter = TokenCounter(root if n_ctx is not None else None, api_key=config.api_key)
+    return ServedModel(model, name, n_ctx, constrained, counter)
 
 
 def build_agent(
@@ -122,23 +158,25 @@ def build_agent(
     progress: Progress | None = None,
     mcp: McpServers | None = None,
 ) -> Agent:
-    """A ready agent. Raises AppError, SessionError or the server's errors with one line.
-
-    ``mcp``: MCP servers the caller connected (the TUI keeps them for /mcp); when None, those
-    of the config are connected here."""
+    """A ready agent on the configured server. Raises AppError, SessionError or the server's
+    errors with one line. ``mcp``: connected MCP servers whose tools the agent gets; they stay
+    the caller's to close."""
     earlier = earlier_session(
         workspace, resume, continue_latest
     )  # bad ids fail before a server starts
-    url = resolve_endpoint(config, progress)
-    try:
-        props = get_props(url, config.api_key)
-        n_ctx: int | None = props.n_ctx
-        name, n_params = model_facts(url, config.api_key)
-        constrained = wants_constrained(props.chat_template_caps, name, n_params)
-    except ServerError:
-        if not config.endpoint:
-            raise
-        n_ctx, constrained = None, False  # not a llama-server: plain OpenAI API, native calls
+    served = serve_model(resolve_endpoint(config, progress), config)
+    return assemble_agent(workspace, config, served, earlier, tool_registry(mcp))
+
+
+def assemble_agent(
+    workspace: Path,
+    config: Config,
+    served: ServedModel,
+    earlier: Session | None,
+    registry: ToolRegistry,
+) -> Agent:
+    """The agent around a served model: tools, permissions with the remembered allow rules, the
+    session (``earlier`` or a new one) and the system prompt with the project's memory."""
     extra_roots = [Path(p) for p in config.extra_roots]
     ctx = ToolContext(
         workspace=workspace,
@@ -146,15 +184,6 @@ def build_agent(
         bash_timeout_s=config.bash_timeout_s,
         bash_max_timeout_s=config.bash_max_timeout_s,
         max_output_chars=config.max_output_chars,
-    )
-    model = OpenAIChatModel(
-        url,
-        api_key=config.api_key,
-        model=config.model,
-        temperature=config.temperature,
-        top_p=config.top_p,
-        top_k=config.top_k,
-        max_tokens=config.max_tokens,
     )
     allowed = AllowedRules(workspace)
     permissions = Permissions(
@@ -165,16 +194,15 @@ def build_agent(
         extra_roots,
         remember=allowed.add,
     )
-    registry = tool_registry(mcp if mcp is not None else connect_mcp(config, progress))
     return Agent(
-        model,
+        served.chat,
         registry,
         permissions,
         earlier or Session.create(workspace),
         config,
         ctx,
         system=system_prompt(workspace, project_memory(workspace), ""),
-        n_ctx=n_ctx,
-        counter=TokenCounter(url if n_ctx is not None else None, api_key=config.api_key),
-        constrained=constrained,
+        n_ctx=served.n_ctx,
+        counter=served.counter,
+        constrained=served.constrained,
     )

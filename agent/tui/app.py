@@ -19,7 +19,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from agent.config import Config, ignored_note
-from agent.faces.contract import MODES, Backend, ConnectRequest, Core, ServerView
+from agent.faces.contract import Backend, ConnectRequest, Core, ServerView
+from agent.permissions.rules import MODES
 from agent.tui import commands
 from agent.tui.history import PromptHistory
 from agent.tui.screens.main import MainScreen
@@ -75,6 +76,7 @@ class BeeApp(App[None]):
         try:
             core = self.backend.connect(request, self._report_progress)
         except Exception as error:  # a one-line message from the core (server, config, session)
+            # Textual infers an async callback's result as Never: its typing, not ours.
             self.call_from_thread(self._connect_failed, str(error))  # type: ignore[arg-type]
             return
         self.call_from_thread(self._connected, core, request)  # type: ignore[arg-type]
@@ -217,14 +219,13 @@ def run_app(backend: Backend, request: ConnectRequest, history_path: Path | None
 
 
 def run(
-    workspace: Path, config: Any, resume: str | None = None, continue_latest: bool = False
+    workspace: Path, config: Config, resume: str | None = None, continue_latest: bool = False
 ) -> int:
     """The CLI's entry (``beecode`` with no task): the real agent on the managed server."""
-    from agent.tui.backend import LocalBackend
-    from server.paths import state_dir
+    from agent.runtime import Runtime, prompt_history_path
 
     return run_app(
-        LocalBackend(workspace, config),
+        Runtime(workspace, config),
         ConnectRequest(resume=resume, continue_latest=continue_latest),
-        state_dir() / "prompt_history.jsonl",
+        prompt_history_path(),
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agent.permissions.rules import MODES
+
 
 @dataclass(frozen=True)
 class SlashCommand:
@@ -19,7 +21,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("resume", "[ID]", "Reopen a session of this workspace"),
     SlashCommand("sessions", "", "List the sessions of this workspace"),
     SlashCommand("model", "[PROFILE]", "Show or switch the server profile"),
-    SlashCommand("mode", "[ask|auto-edit|yolo|plan]", "Show or set the permission mode"),
+    SlashCommand("mode", f"[{'|'.join(MODES)}]", "Show or set the permission mode"),
     SlashCommand("undo", "", "Revert the file changes of the last turn that made some"),
     SlashCommand("diff", "", "Show uncommitted changes in the workspace"),
     SlashCommand("stats", "", "Speed and draft figures of every turn"),

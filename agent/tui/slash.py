@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 from textual.content import Content
 
-from agent.faces.contract import MODES, ConnectRequest
+from agent.config import Mode
+from agent.faces.contract import ConnectRequest
+from agent.permissions.rules import MODES
 from agent.tui import commands
 from agent.tui import format as fmt
 from agent.tui.gitdiff import NotARepository, uncommitted
@@ -148,12 +150,12 @@ class SlashCommands:
     async def cmd_mode(self, arg: str) -> None:
         if not arg:
             self._pick("Permission mode", lambda: [(m, m) for m in MODES], "", self.cmd_mode)
-        elif arg not in MODES:
+        elif (mode := next((m for m in MODES if m == arg), None)) is None:
             await self.note(f"unknown mode {arg!r} (one of {', '.join(MODES)})", "warning")
         else:
-            self.set_mode(arg)
+            self.set_mode(mode)
 
-    def set_mode(self, mode: str) -> None:
+    def set_mode(self, mode: Mode) -> None:
         core = self.app.core
         if core is None or core.permissions is None:
             self.app.notify("Not connected yet.", severity="warning")

@@ -11,55 +11,46 @@ import pytest
 from agent import cli
 from agent.config import Config
 from agent.faces.headless import event_json, run_agent, stats_line
-from agent.loop.agent import Agent
-from agent.model.scripted import ScriptedModel, Step, call, text
-from agent.permissions.rules import Permissions
+from agent.model.scripted import Step, call, text
 from agent.sessions.store import Session
-from tools.registry import default_registry
-from tools.tool import ToolContext
+from tests.factory import make_agent
+
+pytestmark = pytest.mark.usefixtures("beecode_dirs")
 
 
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BEECODE_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("BEECODE_CONFIG_DIR", str(tmp_path / "config"))
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    path = tmp_path / "ws"
-    path.mkdir()
-    return path
-
-
-def run(ws: Path, replies: list[list[Step]], fmt: str, mode: str = "yolo") -> tuple[int, str, str]:
-    cfg = Config(permission_mode=mode, tool_mode="native")  # type: ignore[arg-type]
-    agent = Agent(
-        ScriptedModel(replies),
-        default_registry(),
-        Permissions(cfg.permission_mode, [], [], ws, []),
-        Session.create(ws),
-        cfg,
-        ToolContext(ws),
-        system="s",
-    )
+def run(
+    workspace: Path, replies: list[list[Step]], fmt: str, mode: str = "yolo"
+) -> tuple[int, str, str]:
+    """One headless task on the real agent (scripted model); stderr ends with the session id."""
+    config = Config(permission_mode=mode, tool_mode="native")  # type: ignore[arg-type]
+    agent = make_agent(workspace, replies, config)
     out, err = io.StringIO(), io.StringIO()
-    status = run_agent(agent, "make a.txt", fmt, out, err)
+    try:
+        status = run_agent(agent, "make a.txt", fmt, out, err, agent.session.id)
+    finally:
+        agent.close()
     return status, out.getvalue(), err.getvalue()
 
 
 WRITE = call("write", {"path": "a.txt", "content": "A"}, "w1")
 
 
-def test_text_puts_the_answer_on_stdout_and_the_rest_on_stderr(ws: Path) -> None:
-    status, out, err = run(ws, [WRITE, text("Made a.txt.")], "text")
+def test_text_puts_the_answer_on_stdout_and_the_rest_on_stderr(workspace: Path) -> None:
+    status, out, err = run(workspace, [WRITE, text("Made a.txt.")], "text")
     assert (status, out) == (0, "Made a.txt.\n")
-    assert '→ write {"path": "a.txt"' in err
-    assert "2 requests" in err and "(server timings)" in err and "session " in err
+    assert (workspace / "a.txt").read_text() == "A"
+    call_line, stats = err.splitlines()
+    assert call_line == '→ write {"path": "a.txt", "content": "A"}'
+    session_id = stats.rsplit(" ", 1)[1]
+    assert stats == (
+        "2 requests · 20 prompt tokens (0% cached) · 10 tokens at 50.0 tok/s · 0.2 s "
+        f"(server timings) · session {session_id}"
+    )
+    assert Session.open(session_id).messages()[-1]["content"] == "Made a.txt."
 
 
-def test_json_is_one_object(ws: Path) -> None:
-    status, out, _ = run(ws, [WRITE, text("Made a.txt.")], "json")
+def test_json_is_one_object(workspace: Path) -> None:
+    status, out, _ = run(workspace, [WRITE, text("Made a.txt.")], "json")
     result = json.loads(out)
     assert status == 0
     assert result["result"] == "Made a.txt." and result["stop_reason"] == "done"
@@ -73,8 +64,8 @@ def test_json_is_one_object(ws: Path) -> None:
     assert Session.open(result["session_id"]).messages()[-1]["content"] == "Made a.txt."
 
 
-def test_stream_json_is_one_event_per_line(ws: Path) -> None:
-    status, out, _ = run(ws, [WRITE, text("Made ", "a.txt.")], "stream-json")
+def test_stream_json_is_one_event_per_line(workspace: Path) -> None:
+    status, out, _ = run(workspace, [WRITE, text("Made ", "a.txt.")], "stream-json")
     lines = [json.loads(line) for line in out.splitlines()]
     types = [line["type"] for line in lines]
     assert status == 0
@@ -92,30 +83,31 @@ def test_stream_json_is_one_event_per_line(ws: Path) -> None:
     assert lines[-1]["result"] == "Made a.txt."
 
 
-def test_asks_are_denied_with_a_note_since_nobody_can_answer(ws: Path) -> None:
-    status, out, err = run(ws, [WRITE, text("Could not write.")], "text", mode="ask")
+def test_asks_are_denied_with_a_note_since_nobody_can_answer(workspace: Path) -> None:
+    status, out, err = run(workspace, [WRITE, text("Could not write.")], "text", mode="ask")
     assert status == 0 and out == "Could not write.\n"
     assert "beecode: denied write(a.txt): a headless run cannot ask" in err
-    assert not (ws / "a.txt").exists()
+    assert not (workspace / "a.txt").exists()
 
 
-def test_stream_json_permission_events_have_no_future(ws: Path) -> None:
-    _, out, _ = run(ws, [WRITE, text("no")], "stream-json", mode="ask")
+def test_stream_json_permission_events_have_no_future(workspace: Path) -> None:
+    _, out, _ = run(workspace, [WRITE, text("no")], "stream-json", mode="ask")
     request = next(json.loads(x) for x in out.splitlines() if '"permission_request"' in x)
-    assert request["tool"] == "write" and "future" not in request
+    assert request["tool"] == "write" and request["subject"] == "a.txt"
+    assert "future" not in request
 
 
-def test_tool_failures_exit_3(ws: Path) -> None:
+def test_tool_failures_exit_3(workspace: Path) -> None:
     bad = call("read", {"path": "missing.txt"})
-    status, _, err = run(ws, [bad, bad, bad], "text")
+    status, _, err = run(workspace, [bad, bad, bad], "text")
     assert status == 3
     assert "beecode: Stopped: the same read call gave the same result 3 times" in err
 
 
-def test_model_errors_exit_1(ws: Path) -> None:
+def test_model_errors_exit_1(workspace: Path) -> None:
     from agent.model.endpoint import ModelError
 
-    status, out, _ = run(ws, [[ModelError("model server error 500: boom")]], "json")
+    status, out, _ = run(workspace, [[ModelError("model server error 500: boom")]], "json")
     assert status == 1 and json.loads(out)["stop_reason"] == "error"
 
 
@@ -136,22 +128,22 @@ def test_cli_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_cli_reports_a_bad_config_in_one_line(
-    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (ws / ".beecode").mkdir()
-    (ws / ".beecode" / "config.toml").write_text("max_steps = 'many'\n")
-    monkeypatch.chdir(ws)
+    (workspace / ".beecode").mkdir()
+    (workspace / ".beecode" / "config.toml").write_text("max_steps = 'many'\n")
+    monkeypatch.chdir(workspace)
     assert cli.main(["-p", "x"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("beecode: ") and "max_steps" in err and err.count("\n") == 1
 
 
 def test_cli_names_project_settings_it_ignored(
-    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (ws / ".beecode").mkdir()
-    (ws / ".beecode" / "config.toml").write_text('endpoint = "http://198.51.100.7/v1"\n')
-    monkeypatch.chdir(ws)
+    (workspace / ".beecode").mkdir()
+    (workspace / ".beecode" / "config.toml").write_text('endpoint = "http://198.51.100.7/v1"\n')
+    monkeypatch.chdir(workspace)
     cli.main(["-p", "hi", "--endpoint", "http://127.0.0.1:9/v1", "--output-format", "json"])
     first = capsys.readouterr().err.splitlines()[0]
     assert first.startswith("beecode: ignored in .beecode/config.toml (the project is not trusted)")
@@ -159,9 +151,9 @@ def test_cli_names_project_settings_it_ignored(
 
 
 def test_cli_unreachable_endpoint_is_one_line(
-    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(ws)
+    monkeypatch.chdir(workspace)
     status = cli.main(
         ["-p", "hi", "--endpoint", "http://127.0.0.1:9/v1", "--output-format", "json"]
     )
@@ -172,12 +164,12 @@ def test_cli_unreachable_endpoint_is_one_line(
 
 
 def test_cli_sessions_lists_this_workspace(
-    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(ws)
+    monkeypatch.chdir(workspace)
     assert cli.main(["sessions"]) == 0
     assert "no sessions" in capsys.readouterr().err
-    session = Session.create(ws)
+    session = Session.create(workspace)
     session.append_message({"role": "user", "content": "fix the tests"})
     assert cli.main(["sessions"]) == 0
     line = capsys.readouterr().out
@@ -185,9 +177,9 @@ def test_cli_sessions_lists_this_workspace(
 
 
 def test_cli_resume_of_unknown_session_is_one_line(
-    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(ws)
+    monkeypatch.chdir(workspace)
     assert (
         cli.main(
             ["-p", "x", "--resume", "20990101-000000-abcd", "--endpoint", "http://127.0.0.1:9"]

@@ -1,6 +1,7 @@
-"""The assembled agent and the TUI's backend with MCP servers from the config: connected when the
-agent is built, their tools in its registry and permissions, listed by /mcp, closed at shutdown.
-The endpoint is a closed port: building an agent does not need a model."""
+"""The runtime both faces use, with MCP servers from the config: connected when the agent is built,
+their tools in its registry and permissions, listed by /mcp, closed by the runtime alone (once, at
+shutdown or when a new agent does not reuse them). The endpoint is a closed port: building an
+agent does not need a model."""
 
 from __future__ import annotations
 
@@ -13,8 +14,7 @@ import pytest
 
 from agent.config import Config
 from agent.faces.contract import ConnectRequest
-from agent.runtime.assemble import build_agent
-from agent.tui.backend import LocalBackend
+from agent.runtime import Runtime
 from tests.tools.processes import wait_until_dead
 from tests.tools.test_mcp import MISSING, TIME, children
 from tools.tool import ToolContext
@@ -34,9 +34,8 @@ def test_the_agent_connects_its_servers_offers_their_tools_and_closes_them(
 ) -> None:
     lines: list[str] = []
     before = set(children("mcp-server-time"))
-    agent = build_agent(
-        tmp_path, Config(endpoint=ENDPOINT, mcp_servers=SERVERS), progress=lines.append
-    )
+    runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT, mcp_servers=SERVERS))
+    agent = runtime.connect(ConnectRequest(), lambda key, line: lines.append(line)).agent
     try:
         [pid] = set(children("mcp-server-time")) - before
         assert lines == [
@@ -49,68 +48,71 @@ def test_the_agent_connects_its_servers_offers_their_tools_and_closes_them(
         assert tool is not None
         decision = agent.permissions.check(tool.name, tool.kind({}), "", [])
         assert decision.verdict == "allow"  # a read-only tool runs in ask mode
+        agent.close()  # the agent's tools only call the servers: closing it leaves them up
+        assert not wait_until_dead(pid, within_s=0.5)
     finally:
-        agent.close()
+        runtime.shutdown()
     assert wait_until_dead(pid)
     assert (tmp_path / "state" / "mcp.log").is_file()
 
 
 def test_without_mcp_servers_the_sdk_is_not_even_imported(tmp_path: Path) -> None:
     code = (
-        "import sys; from pathlib import Path; from agent.runtime.assemble import build_agent;"
-        "from agent.config import Config;"
-        f"agent = build_agent(Path({str(tmp_path)!r}), Config(endpoint={ENDPOINT!r}));"
-        "agent.close(); print('mcp' in sys.modules, len(agent.registry.names()))"
+        "import sys; from pathlib import Path; from agent.runtime import Runtime;"
+        "from agent.config import Config; from agent.faces.contract import ConnectRequest;"
+        f"runtime = Runtime(Path({str(tmp_path)!r}), Config(endpoint={ENDPOINT!r}));"
+        "agent = runtime.connect(ConnectRequest(), lambda key, line: None).agent;"
+        "runtime.shutdown(); print('mcp' in sys.modules, len(agent.registry.names()))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "9"]
 
 
-def test_the_tui_lists_servers_with_status_and_closes_them_on_quit(tmp_path: Path) -> None:
-    backend = LocalBackend(tmp_path, Config(endpoint=ENDPOINT))
-    assert backend.extras("mcp") == [
+def test_the_runtime_lists_servers_with_status_and_closes_them_on_quit(tmp_path: Path) -> None:
+    runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT))
+    assert runtime.extras("mcp") == [
         "No MCP servers: add [mcp_servers.NAME] tables to the user config.toml."
     ]
-    backend = LocalBackend(tmp_path, Config(endpoint=ENDPOINT, mcp_servers=SERVERS))
+    runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT, mcp_servers=SERVERS))
     before = set(children("mcp-server-time"))
     progress: list[str] = []
-    core = backend.connect(ConnectRequest(), lambda key, line: progress.append(line))
+    core = runtime.connect(ConnectRequest(), lambda key, line: progress.append(line))
     [pid] = set(children("mcp-server-time")) - before
-    listed = backend.extras("mcp")
+    listed = runtime.extras("mcp")
     assert listed[0].startswith("time · connected · 2 tools · ")
     assert listed[1] == f"gti · failed · command not found: {MISSING} · {MISSING}"
     assert f"mcp server 'gti': command not found: {MISSING}" in progress
     assert core.agent is not None
-    backend.connect(ConnectRequest(), lambda key, line: None)  # /clear: gti gets another try
+    runtime.connect(ConnectRequest(), lambda key, line: None)  # /clear: gti gets another try
     [again] = set(children("mcp-server-time")) - before - {pid}
     assert wait_until_dead(pid)
-    backend.shutdown()
+    runtime.shutdown()
     assert wait_until_dead(again)
-    assert backend.extras("mcp")[0].startswith("time · closed · 2 tools · ")
+    assert runtime.extras("mcp")[0].startswith("time · closed · 2 tools · ")
 
 
-def test_the_tui_keeps_live_servers_for_the_next_agent(tmp_path: Path) -> None:
-    backend = LocalBackend(tmp_path, Config(endpoint=ENDPOINT, mcp_servers={"time": TIME}))
+def test_the_runtime_keeps_live_servers_for_the_next_agent(tmp_path: Path) -> None:
+    runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT, mcp_servers={"time": TIME}))
     before = set(children("mcp-server-time"))
-    backend.connect(ConnectRequest(), lambda key, line: None)
+    runtime.connect(ConnectRequest(), lambda key, line: None)
     first = set(children("mcp-server-time")) - before
-    core = backend.connect(ConnectRequest(), lambda key, line: None)  # /clear
+    core = runtime.connect(ConnectRequest(), lambda key, line: None)  # /clear
     try:
         assert set(children("mcp-server-time")) - before == first
         assert core.agent.registry.names()[-2:] == ["time_get_current_time", "time_convert_time"]
     finally:
-        backend.shutdown()
+        runtime.shutdown()
     assert all(wait_until_dead(pid) for pid in first)
 
 
-async def test_the_tui_stops_background_jobs_of_a_replaced_agent_and_at_quit(
+async def test_the_runtime_stops_background_jobs_of_a_replaced_agent_and_at_quit(
     tmp_path: Path,
 ) -> None:
-    backend = LocalBackend(tmp_path, Config(endpoint=ENDPOINT))
+    runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT))
     pids = []
     for _ in range(2):  # the first agent is replaced (/clear), the second one quits
-        core = backend.connect(ConnectRequest(), lambda key, line: None)
+        core = runtime.connect(ConnectRequest(), lambda key, line: None)
         bash = core.agent.registry.get("bash")
         assert bash is not None
         args = {"command": "exec sleep 600", "background": True}
@@ -118,5 +120,28 @@ async def test_the_tui_stops_background_jobs_of_a_replaced_agent_and_at_quit(
         pids.append(int(re.search(r"pid (\d+)", started.output)[1]))  # type: ignore[index]
     assert wait_until_dead(pids[0])  # replaced: its jobs stopped, the new agent's kept
     assert not wait_until_dead(pids[1], within_s=0.5)
-    backend.shutdown()
+    runtime.shutdown()
     assert wait_until_dead(pids[1])
+
+
+def test_a_headless_run_closes_the_servers_it_connected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent import cli
+
+    config = tmp_path / "config"
+    config.mkdir()
+    args = ", ".join(f'"{arg}"' for arg in TIME["args"])
+    (config / "config.toml").write_text(
+        f'[mcp_servers.time]\ncommand = "{TIME["command"]}"\nargs = [{args}]\n'
+    )
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    monkeypatch.chdir(workspace)
+    before = set(children("mcp-server-time"))
+    status = cli.main(["-p", "hi", "--endpoint", ENDPOINT, "--output-format", "json"])
+    assert status == 1  # the endpoint never answers: the run ends with a model error
+    assert "beecode: connecting MCP servers: time" in capsys.readouterr().err
+    assert (tmp_path / "state" / "mcp.log").is_file()  # the server was started, and is gone:
+    left = set(children("mcp-server-time")) - before
+    assert all(wait_until_dead(pid) for pid in left), left

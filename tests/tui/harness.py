@@ -1,4 +1,4 @@
-"""Driving the real app under Pilot: start it on a backend, wait for conditions, read the screen."""
+"""Driving the real app under Pilot: start it on a runtime, wait for conditions, read the screen."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from textual.widgets._collapsible import CollapsibleTitle
 
 from agent.faces.contract import ConnectRequest
 from agent.tui.app import BeeApp
-from tests.tui.scripted import ScriptedBackend
+from tests.factory import ScriptedRuntime
 
 SIZE = (100, 30)
 
@@ -27,21 +27,26 @@ class Clock:
         return self.now
 
 
-def make_app(backend: ScriptedBackend, request: ConnectRequest | None = None) -> BeeApp:
-    history = backend.workspace.parent / "history.jsonl"
-    app = BeeApp(backend, request, history_path=history)
+def make_app(runtime: ScriptedRuntime, request: ConnectRequest | None = None) -> BeeApp:
+    history = runtime.workspace.parent / "history.jsonl"
+    app = BeeApp(runtime, request, history_path=history)
     app.main.clock = Clock()
     return app
 
 
 @asynccontextmanager
 async def running(
-    backend: ScriptedBackend, request: ConnectRequest | None = None
+    runtime: ScriptedRuntime, request: ConnectRequest | None = None
 ) -> AsyncIterator[tuple[BeeApp, Pilot[None]]]:
-    app = make_app(backend, request)
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.core is not None)
-        yield app, pilot
+    """The app on ``runtime`` until the test is done; then the runtime shuts down, as after
+    ``run_app`` (the agent's background jobs, its MCP servers)."""
+    app = make_app(runtime, request)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.core is not None)
+            yield app, pilot
+    finally:
+        runtime.shutdown()
 
 
 async def until(pilot: Pilot[None], condition: Callable[[], object], tries: int = 300) -> None:

@@ -1,65 +1,62 @@
-"""The conversation under Pilot: streamed text, reasoning, tool blocks, diffs, stats, cancel."""
+"""The conversation under Pilot, on the real agent: streamed text, reasoning, tool blocks from
+real tool calls, diffs, stats, cancel and errors. Only the model's replies are scripted."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from textual.widgets import Collapsible, Markdown
 
-from agent.loop.events import (
-    ErrorEvent,
-    Notice,
-    ReasoningDelta,
-    StepStats,
-    TextDelta,
-    ToolCallFinished,
-    ToolCallStarted,
-)
+from agent.config import Config
+from agent.model.endpoint import ModelError, ReasoningPiece, TextPiece
+from agent.model.scripted import Hold, call
+from agent.sessions.store import Session
 from agent.tui.widgets.blocks import ToolBlock
 from agent.tui.widgets.conversation import SHOWN, SLACK, EarlierBlocks
+from tests.factory import ENDPOINT, ScriptedRuntime, answer, stats
 from tests.tui.harness import line, running, send, shown, turn, until
-from tests.tui.scripted import Hold, ScriptedBackend, stats
 
-DIFF = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+AUTO_EDIT = Config(endpoint=ENDPOINT, permission_mode="auto-edit")
+YOLO = Config(endpoint=ENDPOINT, permission_mode="yolo")
 
 
 class TestStreaming:
     async def test_prompt_streams_into_one_markdown_block(self, workspace: Path) -> None:
-        words = [TextDelta(f"word{i} ") for i in range(200)]
-        backend = ScriptedBackend(workspace, [[*words, StepStats(stats(55.5, 200))]])
-        async with running(backend) as (app, pilot):
+        words = [f"word{i} " for i in range(200)]
+        runtime = ScriptedRuntime(workspace, [answer(*words, figures=stats(55.5, 200))])
+        async with running(runtime) as (app, pilot):
             await turn(app, pilot, "write two hundred words")
             replies = app.main.conversation.query(Markdown).results()
-            assert [m.source for m in replies] == ["".join(w.text for w in words)]
+            assert [m.source for m in replies] == ["".join(words)]
             assert "write two hundred words" in shown(app)
-            assert backend.agent is not None
-            assert backend.agent.messages[1] == {
-                "role": "user",
-                "content": "write two hundred words",
-            }
+            assert runtime.agent is not None
+            saved = Session.open(runtime.agent.session.id).messages()
+            assert [m["content"] for m in saved] == ["write two hundred words", "".join(words)]
 
-    async def test_throughput_and_status_follow_the_turn(self, workspace: Path) -> None:
+    async def test_throughput_and_status_follow_the_turn(
+        self, workspace: Path, tiny_measured: Config
+    ) -> None:
         script = [
-            [TextDelta("a"), StepStats(stats(80, 100, (60, 45), prompt=50, cache=950))],
-            [TextDelta("b"), StepStats(stats(40, 100))],
+            answer("a", figures=stats(80, 100, (60, 45), prompt=50, cache=950)),
+            answer("b", figures=stats(40, 100)),
         ]
-        backend = ScriptedBackend(workspace, script, baseline_tok_s=40.0)
-        async with running(backend) as (app, pilot):
+        async with running(ScriptedRuntime(workspace, script, tiny_measured)) as (app, pilot):
             await turn(app, pilot, "one")
             first = line(app, "#throughput")
             assert first.startswith("80.0 tok/s ×2.00 vs no-spec · draft 45/60 (75%)")
             assert "45% of output from drafts" in first and "prompt 950 cached / 50 new" in first
             status = line(app, "#status")
             assert status == (
-                "qwen2.5-coder-0.5b (tiny) · ctx 1.1k/8.2k (13%) · mode ask · server external"
+                "qwen2.5-coder-0.5b (tiny) · ctx 1.1k/8.2k (13%) · mode ask · server down"
             )
             await turn(app, pilot, "two")
             second = line(app, "#throughput")
             assert "speculation off" in second and second.endswith("█▅")  # 40 of 80: bar 4 of 0..7
 
     async def test_live_estimate_while_streaming(self, workspace: Path) -> None:
-        backend = ScriptedBackend(workspace, [[TextDelta("x")] * 30 + [Hold()]])
-        async with running(backend) as (app, pilot):
+        runtime = ScriptedRuntime(workspace, [[TextPiece("x")] * 30 + [Hold()]])
+        async with running(runtime) as (app, pilot):
             await send(pilot, "go")
             await until(pilot, lambda: app.main.inbox.received == 30)
             app.main.clock.now += 2.0  # type: ignore[attr-defined]
@@ -68,8 +65,8 @@ class TestStreaming:
             assert "working (esc cancels)" in line(app, "#status")
 
     async def test_reasoning_is_collapsed_and_separate(self, workspace: Path) -> None:
-        script = [[ReasoningDelta("think "), ReasoningDelta("hard"), TextDelta("answer")]]
-        async with running(ScriptedBackend(workspace, script)) as (app, pilot):
+        reply = [ReasoningPiece("think "), ReasoningPiece("hard"), *answer("answer")]
+        async with running(ScriptedRuntime(workspace, [reply])) as (app, pilot):
             await turn(app, pilot, "q")
             box = app.main.conversation.query_one(".reasoning", Collapsible)
             assert box.collapsed
@@ -79,96 +76,104 @@ class TestStreaming:
 
 class TestToolBlocks:
     async def test_edit_shows_its_diff_expanded(self, workspace: Path) -> None:
-        script = [
-            [
-                ToolCallStarted("c1", "edit", {"path": "app.py", "old": "x = 1", "new": "x = 2"}),
-                ToolCallFinished(
-                    "c1", "edit", "edited", False, 0.25, {"diff": DIFF, "path": "app.py"}
-                ),
-                TextDelta("done"),
-            ]
-        ]
-        async with running(ScriptedBackend(workspace, script)) as (app, pilot):
+        (workspace / "app.py").write_text("x = 1\n")
+        read = call("read", {"path": "app.py"})  # edit refuses a file the model has not read
+        bump = call("edit", {"path": "app.py", "old": "x = 1", "new": "x = 2"})
+        script = [read, bump, answer("done")]
+        async with running(ScriptedRuntime(workspace, script, AUTO_EDIT)) as (app, pilot):
             await turn(app, pilot, "bump x")
-            block = app.main.conversation.query_one(ToolBlock)
-            assert str(block.title) == "✓ edit  app.py  done · 250ms"
+            reading, block = app.main.conversation.query(ToolBlock)
+            assert reading.collapsed and str(reading.title).startswith("✓ read  app.py  done")
+            assert re.fullmatch(r"✓ edit  app\.py  done · \d+ms", str(block.title))
             assert not block.collapsed
-            assert "+x = 2" in str(block.query_one(".diff").content)  # type: ignore[attr-defined]
+            assert "-x = 1\n+x = 2" in str(block.query_one(".diff").content)  # type: ignore[attr-defined]
+            assert (workspace / "app.py").read_text() == "x = 2\n"
 
     async def test_bash_shows_exit_code_and_collapses_output(self, workspace: Path) -> None:
-        script = [
-            [
-                ToolCallStarted("c1", "bash", {"command": "make test"}),
-                ToolCallFinished("c1", "bash", "1 failed", False, 3.5, {"exit_code": 2}),
-            ]
-        ]
-        async with running(ScriptedBackend(workspace, script)) as (app, pilot):
+        failing = call("bash", {"command": "echo '1 failed'; exit 2"})
+        async with running(ScriptedRuntime(workspace, [failing, answer("no")], YOLO)) as (
+            app,
+            pilot,
+        ):
             await turn(app, pilot, "run the tests")
             block = app.main.conversation.query_one(ToolBlock)
-            assert str(block.title) == "✗ bash  make test  failed · 3.5s · exit 2"
+            title = str(block.title)
+            assert title.startswith("✗ bash  echo '1 failed'; exit 2  failed · ")
+            assert title.endswith(" · exit 2")
             assert block.collapsed and block.has_class("-failed")
-            assert str(block.query_one(".output").content) == "1 failed"  # type: ignore[attr-defined]
+            output = str(block.query_one(".output").content)  # type: ignore[attr-defined]
+            assert "1 failed" in output
 
     async def test_running_call_shows_as_running(self, workspace: Path) -> None:
-        script = [[ToolCallStarted("c1", "read", {"path": "a.py"}), Hold()]]
-        async with running(ScriptedBackend(workspace, script)) as (app, pilot):
-            await send(pilot, "read it")
+        slow = call("bash", {"command": "sleep 30"})
+        async with running(ScriptedRuntime(workspace, [slow], YOLO)) as (app, pilot):
+            await send(pilot, "wait")
             await until(pilot, lambda: app.main.conversation.query(ToolBlock))
-            assert str(app.main.conversation.query_one(ToolBlock).title) == "… read  a.py  running"
+            block = app.main.conversation.query_one(ToolBlock)
+            assert str(block.title) == "… bash  sleep 30  running"
+            await pilot.press("escape")  # the real bash is killed, not left for 30 s
+            await until(pilot, lambda: not app.main.busy)
 
 
 class TestCancelAndErrors:
     async def test_escape_cancels_the_running_turn(self, workspace: Path) -> None:
-        backend = ScriptedBackend(workspace, [[TextDelta("partial"), Hold()]])
-        async with running(backend) as (app, pilot):
+        runtime = ScriptedRuntime(workspace, [[TextPiece("partial"), Hold()]])
+        async with running(runtime) as (app, pilot):
             await send(pilot, "long task")
             await until(pilot, lambda: "partial" in shown(app))
             assert app.main.busy
             await pilot.press("escape")
             await until(pilot, lambda: not app.main.busy and "turn cancelled" in shown(app))
-            assert backend.agent is not None and backend.agent.cancelled.is_set()
+            assert runtime.agent is not None
+            # What was said before the cancel stays in the history, as a plain message.
+            assert runtime.agent.messages[-1] == {"role": "assistant", "content": "partial"}
 
     async def test_prompt_during_a_turn_is_kept_for_later(self, workspace: Path) -> None:
-        backend = ScriptedBackend(workspace, [[Hold()]])
-        async with running(backend) as (app, pilot):
+        runtime = ScriptedRuntime(workspace, [[Hold()]])
+        async with running(runtime) as (app, pilot):
             await send(pilot, "first")
             await until(pilot, lambda: app.main.busy)
             await send(pilot, "second")
             await pilot.pause()
             assert app.main.query_one("#prompt-input").text == "second"  # type: ignore[attr-defined]
             assert "second" not in shown(app)
+            assert len(runtime.model.requests) == 1  # the model never saw "second"
 
-    async def test_notices_and_errors_are_shown(self, workspace: Path) -> None:
-        script = [[Notice("switching to constrained steps"), ErrorEvent("server said 500")]]
-        async with running(ScriptedBackend(workspace, script)) as (app, pilot):
+    async def test_a_model_error_is_shown_and_the_turn_ends(self, workspace: Path) -> None:
+        failing = [TextPiece("Let me look"), ModelError("server said 500")]
+        async with running(ScriptedRuntime(workspace, [failing, answer("back")])) as (app, pilot):
             await turn(app, pilot, "q")
-            assert app.main.conversation.query_one(".note.-info").content  # type: ignore[attr-defined]
             error = app.main.conversation.query_one(".note.-error")
             assert str(error.content) == "server said 500"  # type: ignore[attr-defined]
+            await turn(app, pilot, "again")  # the app and the agent live on
+            assert "back" in shown(app)
+
+    async def test_the_step_limit_is_a_warning(self, workspace: Path) -> None:
+        config = Config(endpoint=ENDPOINT, permission_mode="yolo", max_steps=1)
+        looping = call("bash", {"command": "true"})
+        async with running(ScriptedRuntime(workspace, [looping], config)) as (app, pilot):
+            await turn(app, pilot, "loop")
+            warning = str(app.main.conversation.query_one(".note.-warning").content)  # type: ignore[attr-defined]
+            assert warning == "Stopped: reached the step limit (1)."
 
     async def test_an_agent_crash_is_reported_and_the_app_lives_on(self, workspace: Path) -> None:
-        backend = ScriptedBackend(workspace, [[TextDelta("ok")]])
-        async with running(backend) as (app, pilot):
-
-            async def broken(user_text: str, emit: object) -> None:
-                raise RuntimeError("connection reset")
-
-            assert backend.agent is not None
-            backend.agent.run_turn = broken  # type: ignore[method-assign, assignment]
+        runtime = ScriptedRuntime(workspace, [[RuntimeError("connection reset")], answer("fine")])
+        async with running(runtime) as (app, pilot):
             await turn(app, pilot, "q")
             assert "the turn failed: connection reset" in shown(app)
-            assert app.is_running
+            await turn(app, pilot, "again")
+            assert "fine" in shown(app) and app.is_running
 
 
 class TestLongSessions:
     async def test_older_blocks_are_hidden_and_come_back_at_the_top(self, workspace: Path) -> None:
-        async with running(ScriptedBackend(workspace)) as (app, pilot):
+        async with running(ScriptedRuntime(workspace)) as (app, pilot):
             view = app.main.conversation
             for number in range(SHOWN + SLACK + 1):
                 await view.note(f"note {number}")
             await pilot.pause()
-            shown = [note for note in view.query(".note.-info") if note.display]
-            assert len(shown) == SHOWN  # the newest; the others wait above
+            visible = [note for note in view.query(".note.-info") if note.display]
+            assert len(visible) == SHOWN  # the newest; the others wait above
             earlier = view.query_one(EarlierBlocks)
             assert earlier.display and "▲ 11 earlier blocks" in str(earlier.content)
             view.scroll_home(animate=False)  # the user scrolls to the top

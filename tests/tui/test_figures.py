@@ -7,7 +7,7 @@ from agent.tui import format as fmt
 from agent.tui.commands import parse
 from agent.tui.inbox import Inbox, coalesce
 from agent.tui.throughput import LiveRate, combine, throughput_parts
-from tests.tui.scripted import stats
+from tests.factory import stats
 
 
 def line(parts: list[tuple[str, str]]) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.loop.events import ToolCallFinished, ToolCallStarted
-from agent.tui.baseline import bench_report, measured_baseline
+from agent.runtime.baseline import bench_report, measured_baseline
 from agent.tui.completion import complete, path_options
 from agent.tui.gitdiff import NotARepository, uncommitted
 from agent.tui.history import PromptHistory
@@ -100,6 +100,7 @@ class TestUndo:
         edit(undo, target, "by bash", name="bash")
         undo.end_turn()
         assert undo.undo() == ([], [])
+        assert target.read_text() == "by bash"  # undo left what bash wrote alone
 
     def test_a_turn_without_changes_keeps_the_previous_one(self, workspace: Path) -> None:
         undo = FileUndo(workspace)

@@ -1,4 +1,5 @@
-"""The permission modal resolves the agent's future with each of its four answers."""
+"""The permission modal answers the real agent's permission request, in ask mode, with each of its
+four answers; what the tool then did (or did not) and what the session recorded show the answer."""
 
 from __future__ import annotations
 
@@ -6,56 +7,71 @@ from pathlib import Path
 
 import pytest
 
-from agent.loop.events import PermissionDecision, TextDelta
+from agent.model.scripted import call
+from agent.permissions.allowed import AllowedRules
+from agent.sessions.store import read_records
 from agent.tui.screens.permission import PermissionScreen
+from tests.factory import ScriptedRuntime, answer
 from tests.tui.harness import running, send, shown, until
-from tests.tui.scripted import Ask, Hold, ScriptedBackend
 
-DIFF = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-x = 1\n+x = 2"
+COMMAND = "echo ran > ran.txt"
 
 
-def asking(workspace: Path) -> ScriptedBackend:
-    return ScriptedBackend(
-        workspace, [[Ask("bash", "execute", "rm -rf build"), TextDelta("after")]]
-    )
+def asking(workspace: Path) -> ScriptedRuntime:
+    return ScriptedRuntime(workspace, [call("bash", {"command": COMMAND}), answer("after")])
+
+
+def permission_records(runtime: ScriptedRuntime) -> list[dict[str, object]]:
+    assert runtime.agent is not None
+    records = read_records(runtime.agent.session.path)
+    return [r for r in records if r.get("type") == "permission"]
 
 
 class TestPermissionModal:
     @pytest.mark.parametrize(
-        ("keys", "decision"),
+        ("keys", "verdict", "reason"),
         [
-            (["y"], PermissionDecision("allow_once")),
-            (["a"], PermissionDecision("allow_always")),
-            (["n"], PermissionDecision("deny")),
-            (["escape"], PermissionDecision("deny")),
-            (["m", *"not here", "enter"], PermissionDecision("deny_with_message", "not here")),
+            (["y"], "allow", "user: allow_once"),
+            (["a"], "allow", "user: allow_always bash(echo ran*)"),
+            (["n"], "deny", "user: deny"),
+            (["escape"], "deny", "user: deny"),
+            (["m", *"not here", "enter"], "deny", "the user said: not here"),
         ],
     )
-    async def test_each_answer_resolves_the_future(
-        self, workspace: Path, keys: list[str], decision: PermissionDecision
+    async def test_each_answer_reaches_the_agent(
+        self, workspace: Path, keys: list[str], verdict: str, reason: str
     ) -> None:
-        backend = asking(workspace)
-        async with running(backend) as (app, pilot):
-            await send(pilot, "clean up")
+        runtime = asking(workspace)
+        async with running(runtime) as (app, pilot):
+            await send(pilot, "note that it ran")
             await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
             await pilot.press(*keys)
             await until(pilot, lambda: "after" in shown(app))
-            assert backend.agent is not None and backend.agent.decisions == [decision]
             assert not isinstance(app.screen, PermissionScreen)
+            [record] = permission_records(runtime)
+            assert (record["verdict"], record["reason"]) == (verdict, reason)
+            assert (workspace / "ran.txt").exists() == (verdict == "allow")
+            remembered = AllowedRules(workspace).load()
+            assert remembered == (["bash(echo ran*)"] if keys == ["a"] else [])
 
     async def test_buttons_answer_too(self, workspace: Path) -> None:
-        backend = asking(workspace)
-        async with running(backend) as (app, pilot):
-            await send(pilot, "clean up")
+        runtime = asking(workspace)
+        async with running(runtime) as (app, pilot):
+            await send(pilot, "note that it ran")
             await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
             await pilot.click("#allow_once")
             await until(pilot, lambda: "after" in shown(app))
-            assert backend.agent is not None
-            assert backend.agent.decisions == [PermissionDecision("allow_once")]
+            [record] = permission_records(runtime)
+            assert record["reason"] == "user: allow_once"
+            assert (workspace / "ran.txt").read_text() == "ran\n"
 
     async def test_shows_the_command_and_the_diff(self, workspace: Path) -> None:
-        backend = ScriptedBackend(workspace, [[Ask("edit", "edit", "app.py", DIFF)]])
-        async with running(backend) as (app, pilot):
+        (workspace / "app.py").write_text("x = 1\n")
+        script = [
+            call("read", {"path": "app.py"}),  # reads run in ask mode; edits ask
+            call("edit", {"path": "app.py", "old": "x = 1", "new": "x = 2"}),
+        ]
+        async with running(ScriptedRuntime(workspace, script)) as (app, pilot):
             await send(pilot, "bump")
             await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
             screen = app.screen
@@ -65,13 +81,21 @@ class TestPermissionModal:
             assert str(screen.query_one("#subject").content) == "app.py"  # type: ignore[attr-defined]
             preview = str(screen.query_one("#preview Static").content)  # type: ignore[attr-defined]
             assert "-x = 1\n+x = 2" in preview
+            assert (workspace / "app.py").read_text() == "x = 1\n"  # nothing changed before yes
 
-    async def test_closes_when_the_request_goes_away(self, workspace: Path) -> None:
-        backend = ScriptedBackend(workspace, [[Ask("bash", "execute", "sleep 9"), Hold()]])
-        async with running(backend) as (app, pilot):
-            await send(pilot, "wait")
+    async def test_closes_when_the_turn_is_cancelled_under_it(self, workspace: Path) -> None:
+        runtime = asking(workspace)
+        async with running(runtime) as (app, pilot):
+            await send(pilot, "note that it ran")
             await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
-            request = app.screen.request  # type: ignore[attr-defined]
-            request.future.cancel()  # as when the agent's turn is cancelled under the modal
+            await pilot.press("ctrl+c")  # once: cancels the turn (twice would quit)
             await until(pilot, lambda: not isinstance(app.screen, PermissionScreen))
             await until(pilot, lambda: not app.main.busy and "turn cancelled" in shown(app))
+            assert not (workspace / "ran.txt").exists()
+            assert runtime.agent is not None
+            # The call was never answered; the history still gives it a result.
+            assert runtime.agent.messages[-1] == {
+                "role": "tool",
+                "tool_call_id": "call_0_bash",
+                "content": "Cancelled by the user.",
+            }

@@ -1,29 +1,30 @@
 """SVG snapshots of the main states, one class per feature. Each docstring says what the reviewer
-should see. Deterministic: fixed size, scripted events, a hand-moved clock, no cursor blink.
+should see. The real agent runs on a scripted model. Deterministic: fixed size, scripted replies,
+a hand-moved clock, tool calls that take 250 ms by the loop's clock, no cursor blink.
 Update with `pytest tests/tui/test_snapshots.py --snapshot-update` and look at the SVGs."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
-from agent.loop.events import (
-    ErrorEvent,
-    StepStats,
-    TextDelta,
-    ToolCallFinished,
-    ToolCallStarted,
-    TurnFinished,
-)
+from agent.config import Config
+from agent.model.endpoint import ModelError, TextPiece
+from agent.model.scripted import Hold, call
 from agent.tui.app import BeeApp
 from agent.tui.widgets.prompt import PromptInput
+from tests.factory import ScriptedRuntime, answer, stats
 from tests.tui.harness import SIZE, make_app, send, until
-from tests.tui.scripted import Ask, Hold, ScriptedBackend, stats
 
-DIFF = "--- a/app.py\n+++ b/app.py\n@@ -1,3 +1,3 @@\n import sys\n-x = 1\n+x = 2\n print(x)\n"
+pytestmark = pytest.mark.usefixtures("quarter_second_tools")
+APP_PY = "import sys\nx = 1\nprint(x)\n"
+READ = call("read", {"path": "app.py"})  # edit refuses a file the model has not read
+EDIT = call("edit", {"path": "app.py", "old": "x = 1", "new": "x = 2"})
 REPLY = (
     "Here is the plan:\n\n1. read `app.py`\n2. change **x**\n\n```python\nx = 2\n```\n\nThen run"
 )
@@ -50,8 +51,9 @@ def finished(app: BeeApp, count: int) -> Callable[[], bool]:
 class TestEmpty:
     def test_first_screen(self, snap_compare: Snap, workspace: Path) -> None:
         """Empty conversation, the prompt's placeholder, 'no turn yet', the status line with
-        model, profile, ctx 0/8.2k, mode ask, server external; footer keys."""
-        app = make_app(ScriptedBackend(workspace))
+        the model, ctx 0/8.2k, mode ask, server external (an --endpoint has no profile); footer
+        keys."""
+        app = make_app(ScriptedRuntime(workspace))
         assert snap_compare(app, terminal_size=SIZE, run_before=ready(app))
 
 
@@ -59,8 +61,8 @@ class TestStreaming:
     def test_mid_stream(self, snap_compare: Snap, workspace: Path) -> None:
         """A Markdown reply streaming (list, code block), the live '~N tok/s · N tok streaming'
         estimate and 'working (esc cancels)' in the status line."""
-        deltas = [TextDelta(REPLY[i : i + 4]) for i in range(0, len(REPLY), 4)]
-        app = make_app(ScriptedBackend(workspace, [[*deltas, Hold()]]))
+        deltas = [TextPiece(REPLY[i : i + 4]) for i in range(0, len(REPLY), 4)]
+        app = make_app(ScriptedRuntime(workspace, [[*deltas, Hold()]]))
 
         async def stream(pilot: Pilot[None]) -> None:
             await send(pilot, "change x to 2")  # enter sends the prompt
@@ -73,25 +75,22 @@ class TestStreaming:
 
 
 class TestToolCall:
-    def test_tool_blocks(self, snap_compare: Snap, workspace: Path) -> None:
+    def test_tool_blocks(self, snap_compare: Snap, workspace: Path, tiny_measured: Config) -> None:
         """A read (collapsed, done), an edit with its coloured diff expanded, a bash call that
         exited 1 (red, collapsed), the answer, and the throughput line with draft figures and
-        the speed-up against a 40 tok/s baseline."""
+        the speed-up against the 40 tok/s baseline `beecode bench` measured for `tiny`."""
+        (workspace / "app.py").write_text(APP_PY)
         script = [
-            [
-                ToolCallStarted("c1", "read", {"path": "app.py"}),
-                ToolCallFinished("c1", "read", "1 import sys\n2 x = 1", False, 0.01),
-                ToolCallStarted("c2", "edit", {"path": "app.py", "old": "x = 1", "new": "x = 2"}),
-                ToolCallFinished(
-                    "c2", "edit", "edited", False, 0.04, {"diff": DIFF, "path": "app.py"}
-                ),
-                ToolCallStarted("c3", "bash", {"command": "python -m pytest -q"}),
-                ToolCallFinished("c3", "bash", "1 failed", False, 2.5, {"exit_code": 1}),
-                TextDelta("Changed `x`; one test still fails."),
-                StepStats(stats(96.0, 240, (200, 150), prompt=120, cache=2900)),
-            ]
+            READ,
+            EDIT,
+            call("bash", {"command": "echo '1 failed'; exit 1"}),
+            answer(
+                "Changed `x`; one test still fails.",
+                figures=stats(96.0, 240, (200, 150), prompt=120, cache=2900),
+            ),
         ]
-        app = make_app(ScriptedBackend(workspace, script, baseline_tok_s=40.0))
+        config = dataclasses.replace(tiny_measured, permission_mode="yolo")
+        app = make_app(ScriptedRuntime(workspace, script, config))
 
         async def act(pilot: Pilot[None]) -> None:
             await send(pilot, "set x to 2 and run the tests")
@@ -103,8 +102,9 @@ class TestToolCall:
 class TestPermission:
     def test_edit_permission_modal(self, snap_compare: Snap, workspace: Path) -> None:
         """The modal over the conversation: 'Allow edit to change files?', the path, the
-        coloured diff and the four answers with their keys."""
-        app = make_app(ScriptedBackend(workspace, [[Ask("edit", "edit", "app.py", DIFF)]]))
+        coloured diff and the four answers with their keys; the read before it ran unasked."""
+        (workspace / "app.py").write_text(APP_PY)
+        app = make_app(ScriptedRuntime(workspace, [READ, EDIT]))
 
         async def act(pilot: Pilot[None]) -> None:
             await send(pilot, "set x to 2")
@@ -116,7 +116,7 @@ class TestPermission:
 class TestDiff:
     def test_diff_screen(self, snap_compare: Snap, changed_repo: Path) -> None:
         """/diff: the workspace's uncommitted change to a.txt, one -> two, coloured."""
-        app = make_app(ScriptedBackend(changed_repo))
+        app = make_app(ScriptedRuntime(changed_repo))
 
         async def act(pilot: Pilot[None]) -> None:
             await send(pilot, "/diff")
@@ -130,11 +130,11 @@ class TestStats:
         """/stats after three turns: speculating, speculation off, speculating again; the
         sparkline of the three speeds is in the throughput line behind the table."""
         script = [
-            [TextDelta("a"), StepStats(stats(120.0, 300, (240, 200), prompt=800, cache=0))],
-            [TextDelta("b"), StepStats(stats(40.0, 100, prompt=20, cache=1100))],
-            [TextDelta("c"), StepStats(stats(90.0, 180, (160, 100), prompt=30, cache=1300))],
+            answer("a", figures=stats(120.0, 300, (240, 200), prompt=800, cache=0)),
+            answer("b", figures=stats(40.0, 100, prompt=20, cache=1100)),
+            answer("c", figures=stats(90.0, 180, (160, 100), prompt=30, cache=1300)),
         ]
-        app = make_app(ScriptedBackend(workspace, script))
+        app = make_app(ScriptedRuntime(workspace, script))
 
         async def act(pilot: Pilot[None]) -> None:
             for number, prompt in enumerate(("one", "two", "three"), start=1):
@@ -150,14 +150,8 @@ class TestError:
     def test_error_from_the_server(self, snap_compare: Snap, workspace: Path) -> None:
         """A partial answer, then the server's error in bold red; the turn ends, the prompt is
         free again."""
-        script = [
-            [
-                TextDelta("Let me look"),
-                ErrorEvent("the server failed: 500 context size exceeded"),
-                TurnFinished([], "error", ""),
-            ]
-        ]
-        app = make_app(ScriptedBackend(workspace, script))
+        failing = [TextPiece("Let me look"), ModelError("the server failed: 500 context exceeded")]
+        app = make_app(ScriptedRuntime(workspace, [failing]))
 
         async def act(pilot: Pilot[None]) -> None:
             await send(pilot, "read everything")
@@ -169,7 +163,7 @@ class TestError:
 class TestCompletion:
     def test_slash_menu(self, snap_compare: Snap, workspace: Path) -> None:
         """Typing '/s' opens the menu above the prompt: /sessions, /stats, /server, /skills."""
-        app = make_app(ScriptedBackend(workspace))
+        app = make_app(ScriptedRuntime(workspace))
 
         async def act(pilot: Pilot[None]) -> None:
             await pilot.press("/", "s")

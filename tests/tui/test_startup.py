@@ -6,9 +6,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from agent.cli import OUTPUT_FORMATS
-from agent.faces.headless import FORMATS
-
 HEAVY = (
     "openai",
     "httpx",
@@ -24,13 +21,9 @@ HEAVY = (
 
 def test_cli_and_app_modules_load_nothing_heavy() -> None:
     code = (
-        "import sys, agent.cli, agent.tui.app, agent.tui.backend;"
+        "import sys, agent.cli, agent.tui.app, agent.runtime;"
         f"print([m for m in {HEAVY!r} if m in sys.modules])"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
-
-
-def test_cli_knows_the_headless_formats() -> None:
-    assert OUTPUT_FORMATS == FORMATS

@@ -1,5 +1,6 @@
 """The real thing in a real terminal: tmux runs `beecode --endpoint URL` against the `tiny`
-server, a prompt is typed, and the answer and the throughput line are read from the pane."""
+server, a prompt is typed, and the model's answer (as its session saved it) and the throughput
+line are read from the pane."""
 
 from __future__ import annotations
 
@@ -14,13 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from agent.sessions.store import Session, list_sessions
+
 pytestmark = [
     pytest.mark.real_server,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
 ]
 
 BEECODE = Path(sys.executable).parent / "beecode"
-PROMPT = "Reply with one word: pineapple"
+PROMPT = "Without using any tool, reply with one word: pineapple"
 # A finished turn's line: server figures (no "~" estimate), speculation state, prompt cache.
 THROUGHPUT = re.compile(
     r"^ *\d+\.\d tok/s.*(draft \d+/\d+|speculation off).*prompt \S+ cached / \S+ new", re.M
@@ -51,10 +54,15 @@ class Tmux:
 
 
 @pytest.fixture
-def tmux(tiny_server: str, tmp_path: Path) -> Iterator[Tmux]:
+def tmux(tiny_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Tmux]:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     variables = [f"BEECODE_{d}_DIR={tmp_path / d.lower()}" for d in ("DATA", "STATE", "CONFIG")]
+    for variable in variables:  # this process reads the session beecode saves there
+        monkeypatch.setenv(*variable.split("=", 1))
+    (tmp_path / "config").mkdir(exist_ok=True)  # the TUI tests' autouse fixture made it
+    # Greedy decoding: the same reply every run, so the test does not depend on the draw.
+    (tmp_path / "config" / "config.toml").write_text("temperature = 0.0\n")
     # COLUMNS/LINES from the calling shell would override the pane size (shutil reads them).
     command = f"env -u COLUMNS -u LINES {BEECODE} --endpoint {tiny_server} --permission-mode plan"
     session = Tmux(f"beecode-test-{os.getpid()}")
@@ -90,12 +98,19 @@ def test_a_turn_in_a_real_terminal(tmux: Tmux) -> None:
     screen = tmux.wait_for(
         "finished turn", lambda s: THROUGHPUT.search(s) and "working" not in s, 300
     )
-    lines = [line.strip() for line in screen.splitlines()]
+    print(screen)  # shown with -s: what the user saw
+    lines = screen.splitlines()
     asked = next((i for i, line in enumerate(lines) if PROMPT in line), None)
     assert asked is not None, f"the prompt is not on screen:\n{screen}"
-    answer = [line for line in lines[asked + 1 :] if line and not line.startswith("Ask beecode")]
-    assert answer, f"no answer under the prompt:\n{screen}"
-    print(screen)  # shown with -s: what the user saw
+    [session] = list_sessions()
+    saved = Session.open(session.id).messages()
+    assert saved[0] == {"role": "user", "content": PROMPT}
+    answer = saved[-1]
+    assert answer["role"] == "assistant" and not answer.get("tool_calls"), saved
+    # The answer's words, in order, below the prompt (Markdown may restyle, wrap or drop marks).
+    words = re.findall(r"\w+", answer["content"])
+    below = " ".join(re.findall(r"\w+", "\n".join(lines[asked + 1 :])))
+    assert words and " ".join(words) in below, f"{answer['content']!r} is not on screen:\n{screen}"
     tmux("send-keys", "-t", "beecode", "C-c")
     tmux("send-keys", "-t", "beecode", "C-c")
     tmux.wait_for(

@@ -30,8 +30,6 @@ class McpCaller(Protocol):
 
     async def call(self, server: str, tool: str, args: dict[str, Any]) -> ToolResult: ...
 
-    def close(self) -> None: ...
-
 
 def tool_name(server: str, tool: str, taken: set[str]) -> str:
     """``<server>_<tool>`` in the characters a model can type, unique among ``taken``."""
@@ -141,9 +139,6 @@ class McpTool:
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         result = await self._caller.call(self.server, self.remote_name, args)
         return ToolResult(cap_text(result.output, ctx.max_output_chars), result.is_error)
-
-    def close(self) -> None:
-        self._caller.close()
 
 
 def mcp_tools(

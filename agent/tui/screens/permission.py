@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,8 +13,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 from textual.widgets.button import ButtonVariant
 
-from agent.loop.events import PermissionDecision, PermissionRequest
+from agent.loop.events import PermissionChoice, PermissionDecision, PermissionRequest
 from agent.tui.widgets.blocks import diff_content
+
+CHOICES: tuple[PermissionChoice, ...] = get_args(PermissionChoice)
 
 VERBS = {"edit": "change files", "execute": "run a command", "read": "read files"}
 # (label, key, decision, button variant); the keys are the screen's bindings below.
@@ -80,7 +84,8 @@ class PermissionScreen(ModalScreen[PermissionDecision | None]):
         self.dismiss(decision)
 
     def action_answer(self, choice: str) -> None:
-        self._finish(PermissionDecision(choice))  # type: ignore[arg-type]
+        # Bindings and button ids name the answer as a plain string.
+        self._finish(PermissionDecision(next(c for c in CHOICES if c == choice)))
 
     def action_ask_message(self) -> None:
         box = self.query_one("#message", Input)

@@ -69,7 +69,8 @@ class ToolBlock(Collapsible):
             details.append("timed out")
         failed = done.is_error or (isinstance(exit_code, int) and exit_code != 0)
         mark, status = ("✗", "failed") if failed else ("✓", "done")
-        self.title = self._heading(mark, status, " · ".join(details))  # type: ignore[assignment]
+        heading = self._heading(mark, status, " · ".join(details))
+        self.title = heading  # type: ignore[assignment]  # Textual: typed str, takes Content
         self.set_class(failed, "-failed")
         diff = done.meta.get("diff")
         if isinstance(diff, str) and diff.strip():

@@ -1,4 +1,4 @@
-"""Text progress bars for the server panel (build steps, downloads)."""
+"""Progress lines for a server's build and download, as the runtime reports them to a face."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""The real backend: the agent from ``agent.runtime.assemble.build_agent`` on the managed server
-(or an ``--endpoint``), sessions from ``agent.sessions.store``, the server from
-``server.process.detached``.
+"""The one runtime both faces use: the agent, its managed server (or an ``--endpoint``), its MCP
+connections, from the first connect through restarts to shutdown.
 
-Every import of the heavy parts (openai, httpx, the server code) happens inside the methods,
-which the app calls from worker threads: the TUI is on screen before any of them loads.
+It meets the faces' ``Backend`` contract (``agent.faces.contract``). Every import of the heavy
+parts (openai, httpx, the server code, the MCP SDK) happens inside the methods, which the TUI calls
+from worker threads: the TUI is on screen before any of them loads.
 """
 
 from __future__ import annotations
@@ -11,28 +11,28 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agent.faces.contract import (
-    ConnectRequest,
-    Core,
-    Facts,
-    ModeHolder,
-    Progress,
-    ServerView,
-    SessionRow,
-)
-from agent.tui.bars import build_line, download_line
+from agent.config import Config
+from agent.faces.contract import ConnectRequest, Core, Facts, Progress, ServerView, SessionRow
+from agent.runtime.progress import build_line, download_line
 
 if TYPE_CHECKING:
-    from agent.config import Config
     from agent.loop.agent import Agent
+    from agent.runtime.assemble import ServedModel
     from server.cli.progress import Hooks
     from tools.mcp.servers import McpServers
 
 
-class BackendError(Exception):
-    """A request the backend cannot carry out; one line for the user."""
+class RefusedRequest(Exception):
+    """A request the runtime cannot carry out; one line for the user."""
+
+
+def prompt_history_path() -> Path:
+    """Where the TUI keeps the prompts typed in it, across workspaces."""
+    from server.paths import state_dir
+
+    return state_dir() / "prompt_history.jsonl"
 
 
 def _hooks(progress: Progress) -> Hooks:
@@ -45,74 +45,62 @@ def _hooks(progress: Progress) -> Hooks:
     )
 
 
-def _permissions_of(agent: Any) -> ModeHolder | None:
-    # /mode sets .mode on the Agent's Permissions; a core without one has no modes to switch.
-    return getattr(agent, "permissions", None)
-
-
-def _close_own_tools(agent: Agent) -> None:
-    """Close what the agent's built-in tools keep running; MCP servers are the backend's."""
-    from tools.mcp.tool import McpTool
-
-    for name in agent.registry.names():
-        tool = agent.registry.get(name)
-        close = getattr(tool, "close", None)
-        if callable(close) and not isinstance(tool, McpTool):
-            close()
-    agent.counter.close()
-
-
-class LocalBackend:
+class Runtime:
     def __init__(self, workspace: Path, config: Config) -> None:
         self.workspace = workspace
         self.config = config
-        self.started_server = False  # stopped again on quit
-        self.mcp: McpServers | None = None  # the current agent's MCP servers, for /mcp
-        self.agent: Agent | None = None  # the current agent: its tools are closed when replaced
+        self.started_server = False  # this runtime started the managed server: stopped on quit
+        self.mcp: McpServers | None = None  # the one owner of the MCP connections
+        self.agent: Agent | None = None  # the current agent: closed when replaced
+        self._model_name = ""
 
     def connect(self, request: ConnectRequest, progress: Progress) -> Core:
-        from agent.runtime.assemble import build_agent, connect_mcp
+        """A new agent (a new, resumed or continued session, maybe on another profile); the
+        previous one is closed. Raises RefusedRequest, AppError or SessionError with one line."""
+        from agent.runtime.assemble import AppError, assemble_agent, earlier_session, tool_registry
+        from server.errors import ServerError
 
         config = self.config
         if request.profile is not None:
             if config.endpoint:
-                raise BackendError("--endpoint fixes the model; /model switches managed profiles")
+                raise RefusedRequest("--endpoint fixes the model; /model switches managed profiles")
             config = dataclasses.replace(config, profile=request.profile)
-            self._serve(request.profile, progress, switch=True)
-        elif not config.endpoint:
-            self._serve(config.profile, progress, switch=False)
+        # A bad session id fails before a server starts.
+        earlier = earlier_session(self.workspace, request.resume, request.continue_latest)
+        try:
+            served = self.serve_model(config, progress, switch=request.profile is not None)
+        except ServerError as e:
+            raise AppError(str(e)) from e
         # /clear, /resume and /model keep live MCP servers; the old agent's own tools are closed.
         reuse = self.mcp is not None and self.mcp.serves(config.mcp_servers)
-        mcp = self.mcp if reuse else connect_mcp(config, lambda line: progress("step", line))
+        mcp = self.mcp if reuse else self._connect_mcp(config, progress)
         try:
-            agent = build_agent(
-                self.workspace,
-                config,
-                resume=request.resume,
-                continue_latest=request.continue_latest,
-                progress=lambda line: progress("step", line),
-                mcp=mcp,
-            )
+            agent = assemble_agent(self.workspace, config, served, earlier, tool_registry(mcp))
         except BaseException:
             if mcp is not None and not reuse:
                 mcp.close()
             raise
         if self.mcp is not None and not reuse:
-            self.mcp.close()  # the previous agent's servers: the app swaps to the new core now
-        self.config, self.mcp = config, mcp
+            self.mcp.close()  # the previous agent's servers: the face swaps to the new agent now
         if self.agent is not None:
-            _close_own_tools(self.agent)  # its background jobs belong to the old conversation
-        self.agent = agent
+            self.agent.close()  # its background jobs belong to the old conversation
+        self.config, self.mcp, self.agent, self._model_name = config, mcp, agent, served.name
         return Core(
             agent=agent,
             facts=self._facts(agent),
-            permissions=_permissions_of(agent),
+            permissions=agent.permissions,
             session_id=agent.session.id,
             compact=agent.compact,
         )
 
-    def _serve(self, profile: str | None, progress: Progress, *, switch: bool) -> None:
-        """Make the managed server of ``profile`` run, with its build and download progress."""
+    def serve_model(self, config: Config, progress: Progress, *, switch: bool) -> ServedModel:
+        """The model the next agent talks to: the ``--endpoint``, or the managed server of the
+        config's profile, started when it is not up (``switch``: stop one of another profile)."""
+        from agent.runtime.assemble import serve_model
+
+        return serve_model(config.endpoint or self._serve(config.profile, progress, switch), config)
+
+    def _serve(self, profile: str | None, progress: Progress, switch: bool) -> str:
         from server.process.detached import up
         from server.process.state import down, running
 
@@ -121,21 +109,25 @@ class LocalBackend:
             progress("step", f"stopping the {current.profile} server")
             down()
             current = None
-        up(profile, hooks=_hooks(progress))
         if current is None:
-            self.started_server = True
+            progress("step", f"starting the model server ({profile or 'default profile'})")
+        # Reuses the server that runs (or refuses, naming it, when it serves another profile).
+        url = up(profile, hooks=_hooks(progress)).url
+        self.started_server = self.started_server or current is None
+        return url
 
-    def _facts(self, agent: Any) -> Facts:
-        from agent.runtime.assemble import model_facts
-        from agent.tui.baseline import measured_baseline  # loads the bench code: off the UI
+    def _connect_mcp(self, config: Config, progress: Progress) -> McpServers | None:
+        from agent.runtime.assemble import connect_mcp
+
+        return connect_mcp(config, lambda line: progress("step", line))
+
+    def _facts(self, agent: Agent) -> Facts:
+        from agent.runtime.baseline import measured_baseline  # loads the bench code
         from server.paths import data_dir
 
-        view = self.server(0)
-        url = self.config.endpoint or view.url
-        name = model_facts(url, self.config.api_key)[0] if url else ""
-        profile = None if self.config.endpoint else view.profile
+        profile = None if self.config.endpoint else self.server(0).profile
         return Facts(
-            model=Path(name).name.removesuffix(".gguf") or self.config.model or "model",
+            model=Path(self._model_name).name.removesuffix(".gguf") or self.config.model or "model",
             profile=profile,
             n_ctx=agent.n_ctx,
             baseline_tok_s=measured_baseline(profile, data_dir() / "bench") if profile else None,
@@ -185,7 +177,7 @@ class LocalBackend:
 
     def restart_server(self, progress: Progress) -> None:
         if self.config.endpoint:
-            raise BackendError("an --endpoint server is not managed by beecode")
+            raise RefusedRequest("an --endpoint server is not managed by beecode")
         from server.process.detached import up
         from server.process.state import down, running
 
@@ -196,12 +188,14 @@ class LocalBackend:
         up(profile, hooks=_hooks(progress))
         self.started_server = True
 
-    def shutdown(self) -> None:
+    def shutdown(self, *, stop_server: bool = True) -> None:
+        """Close the agent (its background jobs would outlive beecode) and the MCP servers; stop
+        the managed server if this runtime started it and ``stop_server``."""
         if self.agent is not None:
-            self.agent.close()  # background jobs would outlive beecode otherwise
+            self.agent.close()
         if self.mcp is not None:
             self.mcp.close()
-        if self.started_server:
+        if stop_server and self.started_server:
             from server.process.state import down
 
             down()
@@ -213,7 +207,7 @@ class LocalBackend:
             return self.mcp.status_lines()
         if what != "bench":
             return []  # skills: their issue has not landed an interface to list yet
-        from agent.tui.baseline import bench_report
+        from agent.runtime.baseline import bench_report
         from server.paths import data_dir
 
         profile = None if self.config.endpoint else self.server(0).profile or self.config.profile
