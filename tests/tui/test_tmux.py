@@ -23,7 +23,7 @@ pytestmark = [
 ]
 
 BEECODE = Path(sys.executable).parent / "beecode"
-PROMPT = "Without using any tool, reply with one word: pineapple"
+PROMPT = "Reply with one word: pineapple"
 # A finished turn's line: server figures (no "~" estimate), speculation state, prompt cache.
 THROUGHPUT = re.compile(
     r"^ *\d+\.\d tok/s.*(draft \d+/\d+|speculation off).*prompt \S+ cached / \S+ new", re.M
