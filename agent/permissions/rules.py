@@ -127,6 +127,9 @@ class Permissions:
                 f"plan mode is read-only: {tool} was not run. Read and plan, then describe the "
                 "change; the user switches mode to carry it out.",
             )
+        if kind != "read" and self.mode != "yolo" and any(map(self._in_git_dir, paths)):
+            # Git's own files hold hooks and configuration that run commands: never by rule.
+            return Decision("ask", f"{tool} changes git's own files under .git/")
         outside = [p for p in self.outside(paths) if not self._allowing(tool, [self._forms(p)])]
         if outside:
             where = f"{outside[0]} is outside the workspace {self.workspace}"
@@ -173,6 +176,10 @@ class Permissions:
         roots = [self.workspace, *self.extra_roots]
         resolved = [self._resolve(p) for p in paths]
         return [p for p in resolved if not any(p.is_relative_to(root) for root in roots)]
+
+    def _in_git_dir(self, path: str) -> bool:
+        given, resolved = Path(path).parts, self._resolve(path).parts
+        return any(part.lower() == ".git" for part in (*given, *resolved))
 
     def _resolve(self, path: str | Path) -> Path:
         return (self.workspace / Path(path).expanduser()).resolve()
