@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from agent.config import Mode, split_rule
+from agent.permissions.globs import path_rule_matches
 from agent.permissions.shell import EVAL_LIKE, INTERPRETERS, SHELLS, WRAPPERS, Judgement, judge
 from tools.tool import Kind
 
@@ -51,10 +52,28 @@ class Rule:
         tool, pattern = split_rule(text)
         return cls(text, tool, pattern)
 
-    def matches(self, tool: str, subjects: list[str]) -> bool:
+    def matches(self, tool: str, unit: Unit) -> bool:
         if not fnmatchcase(tool, self.tool):
             return False
-        return self.pattern is None or any(fnmatchcase(s, self.pattern) for s in subjects)
+        if self.pattern is None:
+            return True
+        if isinstance(unit, PathForms):
+            if path_rule_matches(self.pattern, unit.relative, unit.absolute):
+                return True
+            return unit.text is not None and fnmatchcase(unit.text, self.pattern)
+        return any(fnmatchcase(s, self.pattern) for s in unit)
+
+
+@dataclass(frozen=True)
+class PathForms:
+    """A path as file rules see it (``globs``), and the call's subject when that is no path."""
+
+    relative: str | None  # None: outside the workspace
+    absolute: str
+    text: str | None = None
+
+
+Unit = list[str] | PathForms
 
 
 def command_prefix(part: str) -> str:
@@ -135,8 +154,8 @@ class Permissions:
         subject's first word(s) and ``*``, or the bare tool name when the subject is empty.
         """
         if tool in self._file_tools:
-            path = self._forms(Path(subject))[1]
-            patterns = [_literal(path)]
+            forms = self._forms(Path(subject))
+            patterns = [_literal(forms.relative or forms.absolute)]
         elif not subject.strip():
             patterns = []
         elif tool == "bash":
@@ -175,35 +194,36 @@ class Permissions:
     def _resolve(self, path: str | Path) -> Path:
         return (self.workspace / Path(path).expanduser()).resolve()
 
-    def _forms(self, path: str | Path) -> list[str]:
-        """A path as given, as a workspace-relative path when inside, and absolute."""
+    def _forms(self, path: str | Path, text: str | None = None) -> PathForms:
+        """A path relative to the workspace (None outside it) and absolute, symlinks resolved."""
         absolute = self._resolve(path)
         inside = absolute.is_relative_to(self.workspace)
-        relative = str(absolute.relative_to(self.workspace)) if inside else str(absolute)
-        return [str(path), relative, str(absolute)]
+        relative = absolute.relative_to(self.workspace).as_posix() if inside else None
+        return PathForms(relative, str(absolute), text)
 
-    def _units(
-        self, subject: str, paths: list[str], judged: Judgement | None
-    ) -> list[list[str]] | None:
-        """What rules match against: one list of subject forms per part; None: bash unknown."""
+    def _units(self, subject: str, paths: list[str], judged: Judgement | None) -> list[Unit] | None:
+        """What rules match against: one unit per part; None: a bash line the judge cannot read."""
         if judged is not None:
             if judged.unknown:
                 return None
             return [[" ".join(words)] for words in judged.commands] or [[subject]]
-        # File tools: every path must be covered (by the rule's subject or the path's forms).
-        return [[subject, *self._forms(path)] for path in paths] or [[subject]]
+        # File tools: every path must be covered; a subject that is not the path (git's command
+        # line) is matched as text too.
+        text = None if subject in paths else subject
+        return [self._forms(path, text) for path in paths] or [[subject]]
 
     def _deny_units(
-        self, subject: str, units: list[list[str]] | None, judged: Judgement | None
-    ) -> list[list[str]]:
+        self, subject: str, units: list[Unit] | None, judged: Judgement | None
+    ) -> list[Unit]:
         """Every form deny rules see: the judge's views, the raw line and a crude split of it (a
         line the parser cannot read is still refused when any piece of it is denied)."""
         if judged is None:
             return (units or []) + [[subject]]
         pieces = (_ASSIGNMENTS.sub("", p.strip(" \t\"'")) for p in _CRUDE_SPLIT.split(subject))
-        return [[view] for view in judged.views] + [[subject]] + [[p] for p in pieces if p]
+        views: list[Unit] = [[view] for view in judged.views]
+        return views + [[subject]] + [[p] for p in pieces if p]
 
-    def _allowing(self, tool: str, units: list[list[str]] | None) -> list[str]:
+    def _allowing(self, tool: str, units: list[Unit] | None) -> list[str]:
         """The allow rules that cover every unit (none if some unit is not covered).
 
         A bash line the judge cannot see through (units None) is covered only by a bare rule.
