@@ -62,6 +62,8 @@ class Config:
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Extra directories searched for skills (folders holding SKILL.md).
     skills_dirs: list[str] = field(default_factory=list)
+    # Secret-looking environment variables that bash commands may see (all others are removed).
+    pass_env: list[str] = field(default_factory=list)
     # Workspaces whose .beecode/config.toml may widen permissions (user config only).
     trusted_workspaces: list[str] = field(default_factory=list)
     # Settings an untrusted project config tried to set and that were ignored (for a notice).
@@ -80,7 +82,15 @@ ENV_VARS = {
 }
 # A cloned repository's .beecode/config.toml must not widen what beecode may do or where code is
 # sent: these keys count only from the user's own config, env and flags, or a trusted workspace.
-_PRIVILEGED = ("endpoint", "api_key", "allow", "extra_roots", "mcp_servers", "trusted_workspaces")
+_PRIVILEGED = (
+    "endpoint",
+    "api_key",
+    "allow",
+    "extra_roots",
+    "mcp_servers",
+    "trusted_workspaces",
+    "pass_env",
+)
 _SAFE_PROJECT_MODES = ("ask", "plan")
 _ACCUMULATE = ("allow", "deny", "extra_roots", "skills_dirs", "mcp_servers", "trusted_workspaces")
 _PATH_LISTS = ("extra_roots", "skills_dirs")

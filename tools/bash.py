@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tools.environment import command_env
 from tools.jobs import BackgroundJobs, kill_group
 from tools.output import HeadTail
 from tools.tool import BOOL, INT, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
@@ -67,18 +68,22 @@ class BashTool(BaseTool):
         if not command.strip():
             raise ToolError("command is required (or job with action read or stop)")
         if args.get("background", False):
-            return self.jobs.start(command, ctx.workspace)
+            return self.jobs.start(command, ctx.workspace, command_env(ctx.pass_env))
         timeout = args.get("timeout", ctx.bash_timeout_s)
         if timeout <= 0:
             raise ToolError(f"timeout must be a positive number of seconds, got {timeout}")
         timeout = min(timeout, ctx.bash_max_timeout_s)
-        return await run_command(command, ctx.workspace, timeout, ctx.max_output_chars)
+        env = command_env(ctx.pass_env)
+        return await run_command(command, ctx.workspace, timeout, ctx.max_output_chars, env)
 
 
-async def run_command(command: str, cwd: Path, timeout: float, limit: int) -> ToolResult:
+async def run_command(
+    command: str, cwd: Path, timeout: float, limit: int, env: dict[str, str] | None = None
+) -> ToolResult:
+    """``env``: the command's environment (``tools.environment.command_env``); None: scrubbed."""
     output = HeadTail(limit)
     stream = asyncio.StreamReader()
-    process, transport = await _spawn(command, cwd, stream)
+    process, transport = await _spawn(command, cwd, stream, command_env() if env is None else env)
     pump = asyncio.create_task(_pump(stream, output))
     try:
         try:
@@ -111,7 +116,7 @@ async def run_command(command: str, cwd: Path, timeout: float, limit: int) -> To
 
 
 async def _spawn(
-    command: str, cwd: Path, stream: asyncio.StreamReader
+    command: str, cwd: Path, stream: asyncio.StreamReader, env: dict[str, str]
 ) -> tuple[asyncio.subprocess.Process, asyncio.ReadTransport]:
     """Start the command with its output on a pipe we own, so we can close it at any time."""
     loop = asyncio.get_running_loop()
@@ -126,6 +131,7 @@ async def _spawn(
                 "-c",
                 command,
                 cwd=cwd,
+                env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_fd,
                 stderr=write_fd,

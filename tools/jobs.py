@@ -16,6 +16,7 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools.environment import command_env
 from tools.output import HeadTail
 from tools.tool import ToolError, ToolResult
 
@@ -66,7 +67,7 @@ class BackgroundJobs:
         # Runs on close() or at interpreter exit, whichever comes first.
         self._finalizer = weakref.finalize(self, self._table.close)
 
-    def start(self, command: str, cwd: Path) -> ToolResult:
+    def start(self, command: str, cwd: Path, env: dict[str, str] | None = None) -> ToolResult:
         if self._table.directory is None:
             self._table.directory = Path(tempfile.mkdtemp(prefix="beecode-jobs-"))
         job_id = self._next_id
@@ -76,6 +77,7 @@ class BackgroundJobs:
             process = subprocess.Popen(
                 ["bash", "-c", command],
                 cwd=cwd,
+                env=command_env() if env is None else env,
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
                 stderr=subprocess.STDOUT,

@@ -37,6 +37,8 @@ class ToolContext:
     bash_timeout_s: float = 120.0
     bash_max_timeout_s: float = 600.0
     max_output_chars: int = 30_000
+    # Secret-looking environment variables bash may still see (tools.environment).
+    pass_env: list[str] = field(default_factory=list)
 
 
 @runtime_checkable

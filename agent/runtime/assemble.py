@@ -158,6 +158,7 @@ def build_agent(
         bash_timeout_s=config.bash_timeout_s,
         bash_max_timeout_s=config.bash_max_timeout_s,
         max_output_chars=config.max_output_chars,
+        pass_env=config.pass_env,
     )
     model = OpenAIChatModel(
         url,
