@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
+from agent.limits import limit_problem, raised_limits
 from server.paths import config_dir
 
 Mode = Literal["ask", "auto-edit", "yolo", "plan"]
@@ -94,7 +95,6 @@ _PRIVILEGED = (
 _SAFE_PROJECT_MODES = ("ask", "plan")
 _ACCUMULATE = ("allow", "deny", "extra_roots", "skills_dirs", "mcp_servers", "trusted_workspaces")
 _PATH_LISTS = ("extra_roots", "skills_dirs")
-_POSITIVE = ("max_tokens", "bash_timeout_s", "bash_max_timeout_s", "max_output_chars", "max_steps")
 _SPECS: dict[str, Any] = {
     k: v for k, v in get_type_hints(Config).items() if k != "ignored_project_settings"
 }
@@ -138,7 +138,7 @@ def load_config(workspace: Path, cli: Mapping[str, Any] | None = None) -> Config
     if project_file.is_file():
         project = _read_file(project_file)
         if not _trusted(workspace, merged.get("trusted_workspaces", [])):
-            ignored = [k for k in project if k in _PRIVILEGED]
+            ignored = [k for k in project if k in _PRIVILEGED] + raised_limits(project, merged)
             if project.get("permission_mode", "ask") not in _SAFE_PROJECT_MODES:
                 ignored.append("permission_mode")
             project = {k: v for k, v in project.items() if k not in ignored}
@@ -193,8 +193,8 @@ def _checked(key: str, value: Any, where: Path | str, text: str = "") -> Any:
             raise fail(problem_at[1], f"mcp_servers.{problem_at[0]}" if problem_at[0] else key)
         return {name: dict(entry) for name, entry in value.items()}
     problem, converted = _convert(value, _SPECS[key])
-    if problem is None and key in _POSITIVE and converted <= 0:
-        problem = "must be greater than 0"
+    if problem is None:
+        problem = limit_problem(key, converted)
     if problem is None and key in ("allow", "deny"):
         for rule in converted:
             try:
