@@ -138,6 +138,11 @@ def _check_cache_type(kind: str, value: str, dialect: Dialect) -> None:
         )
 
 
+# Where the server listens and who may use it are the launcher's to say, never a profile's: a
+# shared profile with "--host 0.0.0.0" would otherwise open the model to the network.
+_LAUNCHER_FLAGS = frozenset({"--host", "--api-key", "--api-key-file", "--port"})
+
+
 def _extra_args(args: _Args, extra: Sequence[str]) -> None:
     """A profile's extra flags, each with the values that follow it, dropped when not listed."""
     i = 0
@@ -147,7 +152,8 @@ def _extra_args(args: _Args, extra: Sequence[str]) -> None:
         while i < len(extra) and not _is_flag(extra[i]):
             values.append(extra[i])
             i += 1
-        args.opt(flag, *values)
+        if flag.split("=", 1)[0] not in _LAUNCHER_FLAGS:
+            args.opt(flag, *values)
 
 
 def _is_flag(token: str) -> bool:
