@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from agent.limits import limit_problem, raised_limits
+from agent.limits import limit_problem, loosened
 from server.paths import config_dir
 
 Mode = Literal["ask", "auto-edit", "yolo", "plan"]
@@ -65,6 +65,8 @@ class Config:
     skills_dirs: list[str] = field(default_factory=list)
     # Secret-looking environment variables that bash commands may see (all others are removed).
     pass_env: list[str] = field(default_factory=list)
+    # Run bash commands in bubblewrap: no network, the filesystem read-only but the workspace.
+    sandbox: bool = False
     # Workspaces whose .beecode/config.toml may widen permissions (user config only).
     trusted_workspaces: list[str] = field(default_factory=list)
     # Settings an untrusted project config tried to set and that were ignored (for a notice).
@@ -138,7 +140,7 @@ def load_config(workspace: Path, cli: Mapping[str, Any] | None = None) -> Config
     if project_file.is_file():
         project = _read_file(project_file)
         if not _trusted(workspace, merged.get("trusted_workspaces", [])):
-            ignored = [k for k in project if k in _PRIVILEGED] + raised_limits(project, merged)
+            ignored = [k for k in project if k in _PRIVILEGED] + loosened(project, merged)
             if project.get("permission_mode", "ask") not in _SAFE_PROJECT_MODES:
                 ignored.append("permission_mode")
             project = {k: v for k, v in project.items() if k not in ignored}
@@ -222,7 +224,9 @@ def _convert(value: Any, hint: Any) -> tuple[str | None, Any]:
         if isinstance(value, origin) and all(isinstance(item, str) for item in items):
             return None, origin(value)
         return f"must be {'a list' if origin is list else 'a table'} of strings", value
-    if isinstance(value, bool):  # a TOML bool is an int to isinstance; no setting takes one
+    if hint is bool:
+        return (None, value) if isinstance(value, bool) else ("must be true or false", value)
+    if isinstance(value, bool):  # a TOML bool is an int to isinstance; only bool settings take one
         return "must not be true or false", value
     if hint is float and isinstance(value, int | float):
         return None, float(value)

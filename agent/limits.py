@@ -31,13 +31,15 @@ def limit_problem(key: str, value: Any) -> str | None:
     return None
 
 
-def raised_limits(project: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
-    """The limits an untrusted project config sets above what applies without it (ignored)."""
+def loosened(project: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
+    """What an untrusted project config would loosen (ignored): limits set above what applies
+    without it, and the sandbox turned off."""
     from agent.config import Config  # the defaults; imported here to keep config.py's import light
 
     defaults = Config()
-    return [
+    raised = [
         key
         for key, value in project.items()
         if key in CEILINGS and value > current.get(key, getattr(defaults, key))
     ]
+    return raised + (["sandbox"] if project.get("sandbox") is False else [])

@@ -39,6 +39,8 @@ class ToolContext:
     max_output_chars: int = 30_000
     # Secret-looking environment variables bash may still see (tools.environment).
     pass_env: list[str] = field(default_factory=list)
+    # Run bash and jobs inside bubblewrap (tools.sandbox): no network, only the workspace writable.
+    sandbox: bool = False
 
 
 @runtime_checkable

@@ -159,6 +159,7 @@ def build_agent(
         bash_max_timeout_s=config.bash_max_timeout_s,
         max_output_chars=config.max_output_chars,
         pass_env=config.pass_env,
+        sandbox=config.sandbox,
     )
     model = OpenAIChatModel(
         url,
