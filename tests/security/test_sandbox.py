@@ -3,7 +3,6 @@ silent fallback when bwrap is missing. Skipped where bwrap is not installed."""
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import socket
 from collections.abc import Iterator
@@ -14,6 +13,8 @@ import pytest
 from agent.config import load_config
 from tools.bash import BashTool
 from tools.tool import ToolContext
+
+from .jobs import job_output
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bwrap is not installed")
 
@@ -67,18 +68,8 @@ async def test_no_network(ctx: ToolContext, listener: int, host: str) -> None:
 
 @needs_bwrap
 async def test_background_jobs_are_sandboxed(ctx: ToolContext, tmp_path: Path) -> None:
-    tool = BashTool()
-    try:
-        command = f"echo x > {tmp_path}/outside/job.txt; echo rc=$?; touch inside.txt; echo END"
-        await tool.run({"command": command, "background": True}, ctx)
-        output = ""
-        for _ in range(200):
-            output += (await tool.run({"job": 1, "action": "read"}, ctx)).output
-            if "END" in output:
-                break
-            await asyncio.sleep(0.05)
-    finally:
-        tool.close()
+    command = f"echo x > {tmp_path}/outside/job.txt; echo rc=$?; touch inside.txt; echo END"
+    output = await job_output(ctx, command)
     assert "rc=1" in output and (ctx.workspace / "inside.txt").exists()
     assert not (tmp_path / "outside" / "job.txt").exists()
 

@@ -3,7 +3,6 @@ session file: by name for the environment, by pattern and by those values for th
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -14,6 +13,8 @@ from agent.sessions.store import Session
 from tools.bash import BashTool
 from tools.environment import command_env, is_secret_name
 from tools.tool import ToolContext
+
+from .jobs import job_output
 
 SECRETS = {
     "OPENAI_API_KEY": "sk-proj-abcdefghijklmnopqrstuvwx123456",
@@ -60,19 +61,8 @@ async def test_bash_sees_no_secrets(hostile_env: None, tmp_path: Path) -> None:
 
 
 async def test_background_jobs_see_no_secrets(hostile_env: None, tmp_path: Path) -> None:
-    tool = BashTool()
     ctx = ToolContext(workspace=tmp_path, pass_env=["HF_TOKEN"])
-    try:
-        started = await tool.run({"command": "env; echo END", "background": True}, ctx)
-        assert not started.is_error
-        output = ""
-        for _ in range(200):
-            output += (await tool.run({"job": 1, "action": "read"}, ctx)).output
-            if "END" in output:
-                break
-            await asyncio.sleep(0.05)
-    finally:
-        tool.close()
+    output = await job_output(ctx, "env; echo END")
     assert "END" in output
     assert SECRETS["HF_TOKEN"] in output  # listed in pass_env
     others = {k: v for k, v in SECRETS.items() if k != "HF_TOKEN"}

@@ -50,22 +50,17 @@ def test_a_reply_that_is_the_call_runs(text: str) -> None:
     assert found.text == ""
 
 
-async def test_recovered_calls_are_marked() -> None:
+async def collected(text: str) -> Reply:
     async def stream() -> AsyncIterator[ModelChunk]:
-        yield TextPiece(CALL)
+        yield TextPiece(text)
         yield StreamEnd("stop", None)
 
-    events: list[object] = []
     reply = Reply()
-    await collect(stream(), events.append, reply, constrained=False, tool_names=TOOLS)
+    await collect(stream(), lambda event: None, reply, constrained=False, tool_names=TOOLS)
+    return reply
+
+
+async def test_recovered_calls_are_marked() -> None:
+    reply = await collected(CALL)
     assert [(c.name, c.recovered) for c in reply.calls] == [("bash", True)]
-
-    quoted = Reply()
-    events.clear()
-
-    async def prose() -> AsyncIterator[ModelChunk]:
-        yield TextPiece(f"The page says:\n```json\n{CALL}\n```")
-        yield StreamEnd("stop", None)
-
-    await collect(prose(), events.append, quoted, constrained=False, tool_names=TOOLS)
-    assert quoted.calls == []
+    assert (await collected(f"The page says:\n```json\n{CALL}\n```")).calls == []
