@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 
 from server.errors import LaunchError, ServerError
+from server.launch.machine_key import key_for
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,8 @@ def _request(
 ) -> httpx.Response:
     url = base_url.rstrip("/") + path
     try:
-        reply = httpx.request(method, url, headers=_headers(api_key), json=json, timeout=timeout_s)
+        headers = _headers(key_for(base_url, api_key))  # the managed server's own key by default
+        reply = httpx.request(method, url, headers=headers, json=json, timeout=timeout_s)
     except httpx.HTTPError as exc:
         raise ServerError(f"cannot reach llama-server at {url}: {exc}") from None
     if reply.status_code != 200:

@@ -24,6 +24,7 @@ from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
 from server.client import get_props
 from server.errors import ServerError
+from server.launch.machine_key import key_for
 from tools.registry import ToolRegistry, default_registry
 from tools.tool import ToolContext
 
@@ -141,6 +142,8 @@ def build_agent(
         workspace, resume, continue_latest
     )  # bad ids fail before a server starts
     url = resolve_endpoint(config, progress)
+    if not config.endpoint:  # the managed server wants this machine's key (server.launch)
+        config.api_key = key_for(url, config.api_key)
     root = server_root(url)
     try:
         props = get_props(root, config.api_key)

@@ -234,6 +234,7 @@ def build_argv(
     ctx: int | None = None,
     cache_types: tuple[str, str] | None = None,
     api_key: str | None = None,
+    api_key_file: Path | None = None,
     target_info: GgufInfo | None = None,
     draft_info: GgufInfo | None = None,
 ) -> list[str]:
@@ -253,4 +254,7 @@ def build_argv(
     args.need("--port", port)
     if api_key:
         args.need("--api-key", api_key)
+    elif api_key_file is not None and not args.opt("--api-key-file", api_key_file):
+        # An engine without --api-key-file gets the key itself (then visible in ps).
+        args.need("--api-key", api_key_file.read_text(encoding="ascii").strip())
     return args.argv
