@@ -3,7 +3,11 @@ file (never in argv, which every local user can read), and sent by beecode's own
 
 from __future__ import annotations
 
+import json
+import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -60,5 +64,21 @@ def test_up_serves_only_with_the_machine_key(tmp_path: Path) -> None:
         assert anonymous.status_code == 401
         assert httpx.get(server.url + "/health", timeout=10).status_code == 200
         assert get_props(server.url).n_ctx > 0  # beecode's client sends the key
+        # The agent on the managed server (no endpoint configured) sends it too.
+        ws = tmp_path / "ws"
+        ws.mkdir()
+        task = ["-p", "Say hi.", "--profile", "tiny", "--output-format", "json", "--max-steps", "1"]
+        env = {**os.environ, "BEECODE_DATA_DIR": str(tmp_path / "data")}
+        env["BEECODE_CONFIG_DIR"] = str(tmp_path / "config")
+        done = subprocess.run(
+            [sys.executable, "-m", "agent", *task, "--permission-mode", "plan"],
+            cwd=ws,
+            env={**env, "PYTHONPATH": os.getcwd()},
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode in (0, 3), done.stderr[-2000:]
+        assert json.loads(done.stdout)["turns"]
     finally:
         down()
