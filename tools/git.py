@@ -153,7 +153,8 @@ def _run(workspace: Path, argv: list[str], timeout: float) -> str:
 def _init(workspace: Path) -> ToolResult:
     if (workspace / ".git").exists():
         return ToolResult(f"already a git repository: {workspace}")
-    git.Repo.init(workspace).close()
+    # Not GitPython's init: inherited GIT_* variables (GIT_TEMPLATE_DIR brings hooks) stay out.
+    subprocess.run(["git", "init", "-q"], cwd=workspace, env=safe_env(), check=True, timeout=30)
     return ToolResult(f"initialized an empty git repository in {workspace}")
 
 

@@ -167,6 +167,8 @@ class _Walker:
         if node.type in ("<<", "<<-") or isinstance(target, int) or target is None:
             return
         self.word(target, first=False)
+        if node.type == "<<<":  # a here-string is text, not a path
+            return
         path = Path(os.path.expanduser(target.word))
         full = Path(os.path.normpath(self.workspace / path))
         if str(path) in SAFE_REDIRECT_TARGETS:

@@ -207,3 +207,8 @@ def test_allow_always_keeps_nothing_for_a_line_it_cannot_judge(
     p = Permissions("ask", [], [], workspace, [])
     assert p.allow_always("bash", command).startswith("(no rule kept")
     assert p.allow == []
+
+
+def test_here_strings_are_text_not_paths(tmp_path: Path) -> None:
+    assert verdict(tmp_path, "cat <<< /etc/passwd") == "allow"
+    assert verdict(tmp_path, "cat <<< $(id)") == "ask"

@@ -218,3 +218,14 @@ async def test_safe_configuration_keeps_the_tool_working(repo: Path) -> None:
     assert "-one\n+two" in await act(repo, action="diff")
     assert "M a.txt" in await act(repo, action="status")
     assert "M  a.txt" in await act(repo, action="add", paths=["a.txt"])
+
+
+async def test_init_takes_no_template_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    template = tmp_path / "template"
+    hook(template / "hooks", "post-commit", tmp_path / "ws")
+    monkeypatch.setenv("GIT_TEMPLATE_DIR", str(template))
+    (tmp_path / "ws").mkdir()
+    await act(tmp_path / "ws", action="init")
+    assert not (tmp_path / "ws" / ".git" / "hooks" / "post-commit").exists()
