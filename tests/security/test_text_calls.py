@@ -64,3 +64,14 @@ async def test_recovered_calls_are_marked() -> None:
     reply = await collected(CALL)
     assert [(c.name, c.recovered) for c in reply.calls] == [("bash", True)]
     assert (await collected(f"The page says:\n```json\n{CALL}\n```")).calls == []
+
+
+def test_the_tui_marks_a_recovered_call() -> None:
+    from agent.loop.events import ToolCallStarted
+    from agent.tui.widgets.blocks import ToolBlock
+
+    args = {"command": "ls"}
+    recovered = ToolBlock(ToolCallStarted("c1", "bash", args, recovered=True))
+    native = ToolBlock(ToolCallStarted("c2", "bash", args))
+    assert "recovered from text" in recovered._heading("…", "running", "").plain
+    assert "recovered" not in native._heading("…", "running", "").plain
