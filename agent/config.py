@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
+from agent.limits import limit_problem, loosened
 from server.paths import config_dir
 
 Mode = Literal["ask", "auto-edit", "yolo", "plan"]
@@ -64,6 +65,10 @@ class Config:
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Extra directories searched for skills (folders holding SKILL.md).
     skills_dirs: list[str] = field(default_factory=list)
+    # Secret-looking environment variables that bash commands may see (all others are removed).
+    pass_env: list[str] = field(default_factory=list)
+    # Run bash commands in bubblewrap: no network, the filesystem read-only but the workspace.
+    sandbox: bool = False
     # Workspaces whose .beecode/config.toml may widen permissions (user config only).
     trusted_workspaces: list[str] = field(default_factory=list)
     # Settings an untrusted project config tried to set and that were ignored (for a notice).
@@ -82,11 +87,18 @@ ENV_VARS = {
 }
 # A cloned repository's .beecode/config.toml must not widen what beecode may do or where code is
 # sent: these keys count only from the user's own config, env and flags, or a trusted workspace.
-_PRIVILEGED = ("endpoint", "api_key", "allow", "extra_roots", "mcp_servers", "trusted_workspaces")
+_PRIVILEGED = (
+    "endpoint",
+    "api_key",
+    "allow",
+    "extra_roots",
+    "mcp_servers",
+    "trusted_workspaces",
+    "pass_env",
+)
 _SAFE_PROJECT_MODES = ("ask", "plan")
 _ACCUMULATE = ("allow", "deny", "extra_roots", "skills_dirs", "mcp_servers", "trusted_workspaces")
 _PATH_LISTS = ("extra_roots", "skills_dirs")
-_POSITIVE = ("max_tokens", "bash_timeout_s", "bash_max_timeout_s", "max_output_chars", "max_steps")
 _SPECS: dict[str, Any] = {
     k: v for k, v in get_type_hints(Config).items() if k != "ignored_project_settings"
 }
@@ -130,7 +142,7 @@ def load_config(workspace: Path, cli: Mapping[str, Any] | None = None) -> Config
     if project_file.is_file():
         project = _read_file(project_file)
         if not _trusted(workspace, merged.get("trusted_workspaces", [])):
-            ignored = [k for k in project if k in _PRIVILEGED]
+            ignored = [k for k in project if k in _PRIVILEGED] + loosened(project, merged)
             if project.get("permission_mode", "ask") not in _SAFE_PROJECT_MODES:
                 ignored.append("permission_mode")
             project = {k: v for k, v in project.items() if k not in ignored}
@@ -185,8 +197,8 @@ def _checked(key: str, value: Any, where: Path | str, text: str = "") -> Any:
             raise fail(problem_at[1], f"mcp_servers.{problem_at[0]}" if problem_at[0] else key)
         return {name: dict(entry) for name, entry in value.items()}
     problem, converted = _convert(value, _SPECS[key])
-    if problem is None and key in _POSITIVE and converted <= 0:
-        problem = "must be greater than 0"
+    if problem is None:
+        problem = limit_problem(key, converted)
     if problem is None and key in ("allow", "deny"):
         for rule in converted:
             try:
@@ -214,7 +226,9 @@ def _convert(value: Any, hint: Any) -> tuple[str | None, Any]:
         if isinstance(value, origin) and all(isinstance(item, str) for item in items):
             return None, origin(value)
         return f"must be {'a list' if origin is list else 'a table'} of strings", value
-    if isinstance(value, bool):  # a TOML bool is an int to isinstance; no setting takes one
+    if hint is bool:
+        return (None, value) if isinstance(value, bool) else ("must be true or false", value)
+    if isinstance(value, bool):  # a TOML bool is an int to isinstance; only bool settings take one
         return "must not be true or false", value
     if hint is float and isinstance(value, int | float):
         return None, float(value)

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 
 from server.errors import LaunchError, ServerError
+from server.launch.machine_key import key_for
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,8 @@ def _request(
     url = server_root(base_url) + path
     send = http.request if http is not None else httpx.request
     try:
-        reply = send(method, url, headers=_headers(api_key), json=json, timeout=timeout_s)
+        headers = _headers(key_for(base_url, api_key))  # the managed server's own key by default
+        reply = send(method, url, headers=headers, json=json, timeout=timeout_s)
     except httpx.HTTPError as exc:
         raise ServerError(f"cannot reach llama-server at {url}: {exc}") from None
     if reply.status_code != 200:

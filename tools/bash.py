@@ -15,8 +15,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tools.environment import command_env
 from tools.jobs import BackgroundJobs, kill_group
 from tools.output import HeadTail
+from tools.sandbox import sandboxed
 from tools.tool import BOOL, INT, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
 
 LEFTOVER_GRACE_S = 1.0
@@ -67,18 +69,30 @@ class BashTool(BaseTool):
         if not command.strip():
             raise ToolError("command is required (or job with action read or stop)")
         if args.get("background", False):
-            return self.jobs.start(command, ctx.workspace)
+            env = command_env(ctx.pass_env)
+            return self.jobs.start(command, ctx.workspace, env, ctx.sandbox)
         timeout = args.get("timeout", ctx.bash_timeout_s)
         if timeout <= 0:
             raise ToolError(f"timeout must be a positive number of seconds, got {timeout}")
         timeout = min(timeout, ctx.bash_max_timeout_s)
-        return await run_command(command, ctx.workspace, timeout, ctx.max_output_chars)
+        env = command_env(ctx.pass_env)
+        limit = ctx.max_output_chars
+        return await run_command(command, ctx.workspace, timeout, limit, env, ctx.sandbox)
 
 
-async def run_command(command: str, cwd: Path, timeout: float, limit: int) -> ToolResult:
+async def run_command(
+    command: str,
+    cwd: Path,
+    timeout: float,
+    limit: int,
+    env: dict[str, str] | None = None,
+    sandbox: bool = False,
+) -> ToolResult:
+    """``env``: the command's environment (``tools.environment.command_env``); None: scrubbed."""
     output = HeadTail(limit)
     stream = asyncio.StreamReader()
-    process, transport = await _spawn(command, cwd, stream)
+    argv = sandboxed(["bash", "-c", command], cwd, sandbox)
+    process, transport = await _spawn(argv, cwd, stream, command_env() if env is None else env)
     pump = asyncio.create_task(_pump(stream, output))
     try:
         try:
@@ -111,7 +125,7 @@ async def run_command(command: str, cwd: Path, timeout: float, limit: int) -> To
 
 
 async def _spawn(
-    command: str, cwd: Path, stream: asyncio.StreamReader
+    argv: list[str], cwd: Path, stream: asyncio.StreamReader, env: dict[str, str]
 ) -> tuple[asyncio.subprocess.Process, asyncio.ReadTransport]:
     """Start the command with its output on a pipe we own, so we can close it at any time."""
     loop = asyncio.get_running_loop()
@@ -122,10 +136,9 @@ async def _spawn(
         )
         try:
             process = await asyncio.create_subprocess_exec(
-                "bash",
-                "-c",
-                command,
+                *argv,
                 cwd=cwd,
+                env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_fd,
                 stderr=write_fd,

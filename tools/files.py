@@ -5,9 +5,11 @@ from __future__ import annotations
 import difflib
 import os
 import secrets
+import stat
 from pathlib import Path
 from typing import Any
 
+from tools.nofollow import open_dir, open_file
 from tools.output import cut_line
 from tools.paths import resolve_in_workspace, shown_path
 from tools.tool import INT, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
@@ -20,7 +22,7 @@ NUMBER_ROOM = 8
 
 
 def is_binary(path: Path) -> bool:
-    with path.open("rb") as file:
+    with open(open_file(path), "rb") as file:
         return b"\0" in file.read(_SNIFF_BYTES)
 
 
@@ -51,28 +53,41 @@ def read_text(full: Path, shown: str) -> str:
     """The file's text with its line endings kept; binary files are refused."""
     if is_binary(full):
         raise ToolError(f"{shown} is a binary file ({full.stat().st_size} bytes); not shown")
-    with full.open(encoding="utf-8", errors="replace", newline="") as file:
+    with open(open_file(full), encoding="utf-8", errors="replace", newline="") as file:
         return file.read()
 
 
 def atomic_write(full: Path, text: str) -> None:
-    """Write through a temporary file in the same directory, then rename over the target."""
+    """Write through a temporary file in the same directory, then rename over the target; the
+    directory is opened without following symlinks, so a swapped-in link cannot move the write."""
     full.parent.mkdir(parents=True, exist_ok=True)
-    mode = full.stat().st_mode & 0o7777 if full.exists() else None
-    temp = full.with_name(f".{full.name}.{secrets.token_hex(4)}.tmp")
-    # 0o666 lets the umask decide a new file's mode, as any editor would.
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    directory = open_dir(full.parent)
+    temp = f".{full.name}.{secrets.token_hex(4)}.tmp"
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, full)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+        try:
+            found = os.stat(full.name, dir_fd=directory, follow_symlinks=False).st_mode
+            mode: int | None = found & 0o7777 if stat.S_ISREG(found) else None
+        except FileNotFoundError:
+            mode = None
+        # 0o666 lets the umask decide a new file's mode, as any editor would.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        fd = os.open(temp, flags, 0o666, dir_fd=directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
+                file.write(text)
+                file.flush()
+                if mode is not None:
+                    os.fchmod(file.fileno(), mode)
+                os.fsync(file.fileno())
+            os.replace(temp, full.name, src_dir_fd=directory, dst_dir_fd=directory)
+        except BaseException:
+            try:
+                os.unlink(temp, dir_fd=directory)
+            except FileNotFoundError:
+                pass
+            raise
+    finally:
+        os.close(directory)
 
 
 def syntax_note(shown: str, text: str) -> str:
@@ -142,7 +157,7 @@ class ReadTool(BaseTool):
     def _lines(full: Path, first: int, limit: int | None, budget: int) -> str:
         wanted: list[str] = []
         used, total, full_enough = 0, 0, False
-        with full.open(encoding="utf-8", errors="replace", newline="") as file:
+        with open(open_file(full), encoding="utf-8", errors="replace", newline="") as file:
             # One pass: collect the range within the output budget, and count every line.
             for total, line in enumerate(file, 1):
                 if total < first or full_enough or len(wanted) == limit:
@@ -164,7 +179,7 @@ class ReadTool(BaseTool):
 
 
 def _count_lines(full: Path) -> int:
-    with full.open("rb") as file:
+    with open(open_file(full), "rb") as file:
         return sum(1 for _ in file)
 
 

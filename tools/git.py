@@ -1,4 +1,4 @@
-"""The git tool: one action per call, built as a git command line and run through GitPython.
+"""The git tool: one action per call, built as a git command line and run with safe configuration.
 
 The command line is also the permission subject ("git commit -m 'fix'"), so what the user
 approves is exactly what runs. Values that could pass for options (a name or rev starting
@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import git
 
+from tools.git_safety import DIFF_FLAGS, safe_env, safe_options
 from tools.output import cap_text
 from tools.tool import BOOL, INT, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
 
@@ -21,8 +23,13 @@ ACTIONS = ["status", "diff", "log", "show", "add", "commit", "branch", "checkout
 READ_ACTIONS = {"status", "diff", "log", "show"}
 DEFAULT_LOG_COUNT = 10
 LOG_FORMAT = "--format=%h %ad %an: %s"
-# No prompt may ever wait on a terminal nobody is looking at.
-_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_EDITOR": "true", "GIT_PAGER": "cat"}
+# Submodules carry configs of their own whose drivers the safe options do not name.
+_EXTRA_FLAGS = {
+    "diff": [*DIFF_FLAGS, "--ignore-submodules=all"],
+    "show": DIFF_FLAGS,
+    "log": DIFF_FLAGS,
+    "status": ["--ignore-submodules=all"],
+}
 
 
 class GitTool(BaseTool):
@@ -120,23 +127,34 @@ def _repo(workspace: Path) -> git.Repo:
 
 def _run(workspace: Path, argv: list[str], timeout: float) -> str:
     with _repo(workspace) as repo:
-        status, out, err = repo.git.execute(
-            ["git", *argv],
-            with_extended_output=True,
-            with_exceptions=False,
-            kill_after_timeout=timeout,
-            env=_ENV,
+        cwd = Path(repo.working_tree_dir or repo.git_dir)
+    command = [argv[0], *_EXTRA_FLAGS.get(argv[0], []), *argv[1:]]
+    try:
+        done = subprocess.run(
+            ["git", *safe_options(cwd), *command],
+            cwd=cwd,
+            env=safe_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
         )
-    text = "\n".join(part for part in (str(out), str(err)) if part)
-    if status != 0:
-        raise ToolError(text or f"git {argv[0]} failed with exit code {status}")
+    except subprocess.TimeoutExpired:
+        raise ToolError(f"git {argv[0]} timed out after {timeout:g}s") from None
+    out, err = (
+        stream.decode("utf-8", "replace").rstrip("\n") for stream in (done.stdout, done.stderr)
+    )
+    text = "\n".join(part for part in (out, err) if part)
+    if done.returncode != 0:
+        raise ToolError(text or f"git {argv[0]} failed with exit code {done.returncode}")
     return text
 
 
 def _init(workspace: Path) -> ToolResult:
     if (workspace / ".git").exists():
         return ToolResult(f"already a git repository: {workspace}")
-    git.Repo.init(workspace).close()
+    # Not GitPython's init: inherited GIT_* variables (GIT_TEMPLATE_DIR brings hooks) stay out.
+    subprocess.run(["git", "init", "-q"], cwd=workspace, env=safe_env(), check=True, timeout=30)
     return ToolResult(f"initialized an empty git repository in {workspace}")
 
 

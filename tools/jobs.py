@@ -16,7 +16,9 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools.environment import command_env
 from tools.output import HeadTail
+from tools.sandbox import sandboxed
 from tools.tool import ToolError, ToolResult
 
 _CHUNK = 1 << 16
@@ -66,7 +68,9 @@ class BackgroundJobs:
         # Runs on close() or at interpreter exit, whichever comes first.
         self._finalizer = weakref.finalize(self, self._table.close)
 
-    def start(self, command: str, cwd: Path) -> ToolResult:
+    def start(
+        self, command: str, cwd: Path, env: dict[str, str] | None = None, sandbox: bool = False
+    ) -> ToolResult:
         if self._table.directory is None:
             self._table.directory = Path(tempfile.mkdtemp(prefix="beecode-jobs-"))
         job_id = self._next_id
@@ -74,8 +78,9 @@ class BackgroundJobs:
         log = self._table.directory / f"{job_id}.log"
         with log.open("wb") as sink:
             process = subprocess.Popen(
-                ["bash", "-c", command],
+                sandboxed(["bash", "-c", command], cwd, sandbox),
                 cwd=cwd,
+                env=command_env() if env is None else env,
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
                 stderr=subprocess.STDOUT,

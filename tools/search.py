@@ -118,6 +118,8 @@ def _python_search(base: Path, args: dict[str, Any], _rg: str) -> list[Match]:
         names = [name for name in names if matches(name)]
     found = []
     for name in names:
+        if not (root / name).resolve().is_relative_to(root):
+            continue  # a symlink out of the searched tree: rg does not follow links either
         try:
             found += _matches_in(root / name, name, regex)
         except OSError:  # unreadable or vanished: skipped, as rg does

@@ -37,6 +37,10 @@ class ToolContext:
     bash_timeout_s: float = 120.0
     bash_max_timeout_s: float = 600.0
     max_output_chars: int = 30_000
+    # Secret-looking environment variables bash may still see (tools.environment).
+    pass_env: list[str] = field(default_factory=list)
+    # Run bash and jobs inside bubblewrap (tools.sandbox): no network, only the workspace writable.
+    sandbox: bool = False
 
 
 @runtime_checkable

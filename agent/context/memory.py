@@ -28,10 +28,14 @@ def memory_files(workspace: Path) -> list[Path]:
     root = _git_root(workspace) or workspace
     chain = [workspace, *workspace.parents]
     directories = list(reversed(chain[: chain.index(root) + 1]))
-    files = [config_dir() / "AGENTS.md"]
+    own = config_dir() / "AGENTS.md"
+    project: list[Path] = []
     for directory in directories:
-        files += [p for p in (directory / name for name in NAMES) if p.is_file()][:1]
-    return [p for p in files if p.is_file()]
+        project += [p for p in (directory / name for name in NAMES) if p.is_file()][:1]
+    # A project's file counts only when it resolves inside the project: a link to
+    # ~/.aws/credentials would otherwise land in the system prompt.
+    inside = [p for p in project if p.resolve().is_relative_to(root)]
+    return [own, *inside] if own.is_file() else inside
 
 
 def project_memory(workspace: Path, max_chars: int = MAX_CHARS) -> str:

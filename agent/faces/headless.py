@@ -101,9 +101,12 @@ class HeadlessFace:
                     "id": event.call_id,
                     "name": event.name,
                     "arguments": event.arguments,
+                    **({"recovered": True} if event.recovered else {}),
                 }
                 if self.format == "text":
-                    print(f"→ {event.name} {json.dumps(event.arguments)[:160]}", file=self.err)
+                    shown = f"{event.name} {json.dumps(event.arguments)[:160]}"
+                    note = " (recovered from the reply's text)" if event.recovered else ""
+                    print(f"→ {shown}{note}", file=self.err)
             case ToolCallFinished():
                 self.tool_calls.setdefault(event.call_id, {"id": event.call_id, "name": event.name})
                 self.tool_calls[event.call_id].update(

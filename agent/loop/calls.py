@@ -107,7 +107,7 @@ class CallRunner:
         return None if verdict == "allow" else f"permission denied ({reason})"
 
     async def _execute(self, call: Call, tool: Tool, emit: EventSink) -> ToolResult:
-        emit(ToolCallStarted(call.id, call.name, self._args(call)))
+        emit(ToolCallStarted(call.id, call.name, self._args(call), call.recovered))
         start = time.monotonic()
         try:
             result = await tool.run(self._args(call), self.ctx)

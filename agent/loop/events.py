@@ -59,6 +59,7 @@ class ToolCallStarted:
     call_id: str
     name: str
     arguments: dict[str, Any]
+    recovered: bool = False  # the call was read from the reply's text
 
 
 @dataclass(frozen=True)

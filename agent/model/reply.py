@@ -32,6 +32,7 @@ class Call:
     name: str
     arguments: dict[str, Any] | None  # None: unreadable, see error
     error: str | None = None  # why the call cannot run, told to the model
+    recovered: bool = False  # read from the reply's text (agent.model.toolcalls), not native
 
 
 @dataclass
@@ -98,6 +99,8 @@ async def collect(
         if found.calls:
             reply.text = found.text
             reply.calls = [make_call(c, reply.finish_reason) for c in found.calls]
+            for call in reply.calls:
+                call.recovered = True
     ids = [c.id for c in reply.calls]
     for i, c in enumerate(reply.calls):
         if c.id in ids[:i]:  # results are matched by id: a repeated one would be ambiguous

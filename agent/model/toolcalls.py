@@ -3,9 +3,10 @@
 Small models often write a call as text instead of a native tool call: a JSON object in a
 ```json fence or on its own, Qwen's ``<tool_call>{...}</tool_call>``, or Gemma 4's
 ``<|tool_call>call:name{key:<|"|>value<|"|>}<tool_call|>``. ``parse_text_calls`` finds them
-and cuts them out of the text. Arguments are read leniently (trailing commas, single quotes,
-Python literals, missing closing brackets) but anything still not JSON is reported as an error
-with the reason, never passed on.
+and cuts them out of the text. Plain JSON counts only when it is the whole reply: an object
+quoted in an explanation or an answer (from a README, a page, a tool result) never runs.
+Arguments are read leniently (trailing commas, single quotes, Python literals, missing closing
+brackets) but anything still not JSON is reported as an error with the reason, never passed on.
 """
 
 from __future__ import annotations
@@ -83,8 +84,8 @@ _FENCE = re.compile(r"```(?:json|tool_call|tool)?\s*\n?(.*?)```", re.S)
 
 def parse_text_calls(text: str, tool_names: Collection[str]) -> TextCalls:
     """Calls written in ``text``. Tagged forms always count (the model meant a call); bare or
-    fenced JSON counts only when it names a known tool, so an example object in an answer is
-    left alone."""
+    fenced JSON counts only when it names a known tool and the reply is nothing but such calls,
+    so an example object in an answer, or a call quoted amid prose, is left alone."""
     calls: list[ParsedCall] = []
 
     def tagged(match: re.Match[str]) -> str:
@@ -116,13 +117,18 @@ def parse_text_calls(text: str, tool_names: Collection[str]) -> TextCalls:
         return ""
 
     rest = _GEMMA.sub(gemma, _QWEN.sub(tagged, text))
-    rest = _FENCE.sub(fenced, rest)
-    if not calls:
-        # A bare object from the start of a line to the end: "I'll look.\n{"name": ...}".
-        for line in re.finditer(r"^[ \t]*\{", rest, re.M):
-            bare = _json_call(rest[line.start() :].strip(), tool_names)
-            if bare is not None:
-                return TextCalls(rest[: line.start()].strip(), [bare])
+    tagged_calls = len(calls)
+    unfenced = _FENCE.sub(fenced, rest)
+    if len(calls) > tagged_calls and unfenced.strip():
+        # Fenced JSON beside prose is a quotation, not a call.
+        del calls[tagged_calls:]
+    else:
+        rest = unfenced
+    if not calls and rest.lstrip().startswith("{"):
+        # A bare object that is the whole reply.
+        bare = _json_call(rest.strip(), tool_names)
+        if bare is not None:
+            return TextCalls("", [bare])
     return TextCalls(rest.strip() if calls else text, calls)
 
 

@@ -23,6 +23,7 @@ from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
 from server.client import get_props, served_model, server_root
 from server.errors import ServerError
+from server.launch.machine_key import key_for
 from tools.registry import ToolRegistry, default_registry
 from tools.tool import ToolContext
 
@@ -125,6 +126,8 @@ class ServedModel:
 
 def serve_model(url: str, config: Config) -> ServedModel:
     """The model at ``url`` (a llama-server, or any OpenAI-compatible ``--endpoint``)."""
+    if not config.endpoint:  # the managed server wants this machine's key (server.launch)
+        config.api_key = key_for(url, config.api_key)
     root = server_root(url)
     try:
         props = get_props(root, config.api_key)
@@ -184,6 +187,8 @@ def assemble_agent(
         bash_timeout_s=config.bash_timeout_s,
         bash_max_timeout_s=config.bash_max_timeout_s,
         max_output_chars=config.max_output_chars,
+        pass_env=config.pass_env,
+        sandbox=config.sandbox,
     )
     allowed = AllowedRules(workspace)
     permissions = Permissions(

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.context.mentions import typed_part
+from agent.sessions.redact import redact
 from server.paths import data_dir
 
 _ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
@@ -126,7 +127,8 @@ class Session:
     def append(self, record: dict[str, Any]) -> None:
         if "type" not in record:
             raise ValueError("a session record needs a type")
-        line = json.dumps({**record, "ts": record.get("ts") or _now()}, ensure_ascii=False)
+        # Secrets never reach the disk: by pattern and by the values kept from commands' env.
+        line = json.dumps(redact({**record, "ts": record.get("ts") or _now()}), ensure_ascii=False)
         data = line.encode() + b"\n"
         if not self._checked_tail:
             # A kill mid-write leaves a line without its newline; start on a fresh line so the

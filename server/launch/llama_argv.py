@@ -138,6 +138,11 @@ def _check_cache_type(kind: str, value: str, dialect: Dialect) -> None:
         )
 
 
+# Where the server listens and who may use it are the launcher's to say, never a profile's: a
+# shared profile with "--host 0.0.0.0" would otherwise open the model to the network.
+_LAUNCHER_FLAGS = frozenset({"--host", "--api-key", "--api-key-file", "--port"})
+
+
 def _extra_args(args: _Args, extra: Sequence[str]) -> None:
     """A profile's extra flags, each with the values that follow it, dropped when not listed."""
     i = 0
@@ -147,7 +152,8 @@ def _extra_args(args: _Args, extra: Sequence[str]) -> None:
         while i < len(extra) and not _is_flag(extra[i]):
             values.append(extra[i])
             i += 1
-        args.opt(flag, *values)
+        if flag.split("=", 1)[0] not in _LAUNCHER_FLAGS:
+            args.opt(flag, *values)
 
 
 def _is_flag(token: str) -> bool:
@@ -228,6 +234,7 @@ def build_argv(
     ctx: int | None = None,
     cache_types: tuple[str, str] | None = None,
     api_key: str | None = None,
+    api_key_file: Path | None = None,
     target_info: GgufInfo | None = None,
     draft_info: GgufInfo | None = None,
 ) -> list[str]:
@@ -247,4 +254,7 @@ def build_argv(
     args.need("--port", port)
     if api_key:
         args.need("--api-key", api_key)
+    elif api_key_file is not None and not args.opt("--api-key-file", api_key_file):
+        # An engine without --api-key-file gets the key itself (then visible in ps).
+        args.need("--api-key", api_key_file.read_text(encoding="ascii").strip())
     return args.argv

@@ -60,6 +60,7 @@ def prepare_launch(
     host: str = "127.0.0.1",
     port: int | None = None,
     api_key: str | None = None,
+    api_key_file: Path | None = None,
     hooks: Hooks | None = None,
     pip_args: Sequence[str] = (),
     engine: tuple[EngineSource, BuildOptions] | None = None,
@@ -98,6 +99,7 @@ def prepare_launch(
         ctx=memory.ctx,
         cache_types=(memory.cache_type_k, memory.cache_type_v),
         api_key=api_key,
+        api_key_file=api_key_file,
         target_info=target_info,
         draft_info=draft_info,
     )

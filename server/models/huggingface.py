@@ -30,11 +30,20 @@ def hf_download(spec: ModelSpec, progress: Progress | None, force: bool = False)
     )
 
     offline = hf_offline()
+    # A cold start with the file cached asks the Hub nothing: not whether it changed, nor (as
+    # huggingface_hub's own user-agent code does even with local_files_only) anything else.
+    cached = None if force else _cached(spec)
+    if cached is not None:
+        return cached
     what = spec.describe()
     bar = _tqdm_forwarding(progress, f"download {spec.filename}") if progress else None
     try:
         got = hf_hub_download(
-            spec.repo, spec.filename, local_files_only=offline, force_download=force, tqdm_class=bar
+            spec.repo,
+            spec.filename,
+            local_files_only=offline,
+            force_download=force,
+            tqdm_class=bar,
         )
     except LocalEntryNotFoundError:
         if offline:
@@ -52,6 +61,13 @@ def hf_download(spec: ModelSpec, progress: Progress | None, force: bool = False)
     except (HfHubHTTPError, OSError) as exc:
         raise ModelError(f"downloading {what} failed: {str(exc).splitlines()[0]}") from None
     return Path(str(got))
+
+
+def _cached(spec: ModelSpec) -> Path | None:
+    from huggingface_hub import try_to_load_from_cache
+
+    found = try_to_load_from_cache(spec.repo, spec.filename)
+    return Path(found) if isinstance(found, str) and Path(found).is_file() else None
 
 
 def _tqdm_forwarding(progress: Progress, label: str) -> type[Any]:

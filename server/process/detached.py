@@ -18,7 +18,8 @@ from pathlib import Path
 from server.cli.progress import Hooks
 from server.client import wait_healthy
 from server.errors import LaunchError
-from server.launch.addresses import port_in_use, url_for
+from server.launch.addresses import check_host, port_in_use, url_for
+from server.launch.machine_key import machine_key_file
 from server.launch.plan import LaunchPlan, prepare_launch
 from server.process.state import (
     SUPERVISOR_MODULE,
@@ -53,8 +54,16 @@ def up(
             f"a server for profile '{current.profile}' already runs at "
             f"{current.url}; stop it first with `beecode server down`"
         )
+    check_host(host, api_key)  # an open host needs a key the user chose, not the machine's
     plan = prepare_launch(
-        profile_name, host=host, port=port, api_key=api_key, hooks=hooks, pip_args=pip_args
+        profile_name,
+        host=host,
+        port=port,
+        api_key=api_key,
+        # Without a key of the user's, this machine's: other local users cannot drive the model.
+        api_key_file=None if api_key else machine_key_file(),
+        hooks=hooks,
+        pip_args=pip_args,
     )
     if port_in_use(plan.host, plan.port):
         raise LaunchError(
@@ -101,7 +110,7 @@ def _launch_record(plan: LaunchPlan, timeout_s: float) -> dict[str, object]:
         "ctx": memory.ctx if memory else plan.profile.ctx,
         "cache_types": [memory.cache_type_k, memory.cache_type_v] if memory else None,
         "spec_type": spec,
-        "api_key_required": "--api-key" in argv,
+        "api_key_required": "--api-key" in argv or "--api-key-file" in argv,
     }
 
 

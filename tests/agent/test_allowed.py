@@ -20,7 +20,7 @@ def test_always_allowed_rules_are_kept_for_the_next_session(tmp_path: Path) -> N
     p.allow_always("bash", "ls -la")
 
     later = AllowedRules(ws, store).load()
-    assert later == ["bash(git status*)", "bash(ls*)"]
+    assert later == ["bash(git status)", "bash(git status *)", "bash(ls -la)"]
     again = Permissions("ask", later, [], ws, [])
     assert again.check("bash", "execute", "git status", []).verdict == "allow"
     assert AllowedRules(other, store).load() == []  # another project is not affected

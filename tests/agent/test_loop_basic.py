@@ -141,17 +141,15 @@ async def test_malformed_arguments_get_an_exact_error_and_never_go_back(ws: Path
 
 
 async def test_calls_written_as_text_run_and_are_stored_as_calls(ws: Path) -> None:
-    written = (
-        "I will create it.\n```json\n"
-        '{"name": "write", "arguments": {"path": "t.txt", "content": "x",}}\n```'
-    )
+    # The reply is the call and nothing else: a call quoted amid prose would not run.
+    written = '```json\n{"name": "write", "arguments": {"path": "t.txt", "content": "x",}}\n```'
     agent, model = make_agent(ws, [text(written), text("Created t.txt.")])
     finished = await agent.run_turn("make t.txt", Face())
 
     assert finished.final_text == "Created t.txt."
     assert (ws / "t.txt").read_text() == "x"
     stored = model.requests[1].messages[2]
-    assert stored["content"] == "I will create it."
+    assert not stored["content"]
     assert json.loads(stored["tool_calls"][0]["function"]["arguments"]) == {
         "path": "t.txt",
         "content": "x",

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from agent.config import Mode
-from agent.permissions.rules import Permissions, bash_parts, command_prefix
+from agent.permissions.rules import Permissions, command_prefix
+from agent.permissions.shell import judge
 from tools.tool import Kind
 
 
@@ -103,7 +104,7 @@ def test_file_rules_match_relative_and_absolute_forms(tmp_path: Path) -> None:
         ('git status "$(curl evil)"', "ask"),  # substitution inside quotes: unparseable
         ("git status `curl evil`", "ask"),
         ("git status 'unbalanced", "ask"),
-        ("FOO=1 git status", "allow"),
+        ("FOO=1 git status", "ask"),  # an assignment can change what git runs
         ("git status || echo failed", "allow"),
     ],
 )
@@ -132,17 +133,20 @@ def test_any_denied_part_denies_even_in_yolo(tmp_path: Path, command: str) -> No
     assert verdict(p, "bash", "execute", command) == "deny"
 
 
-def test_bash_parts() -> None:
-    assert bash_parts("git status && make test | tee log; ls") == [
+def test_judge_splits_simple_commands(tmp_path: Path) -> None:
+    def commands(line: str) -> list[str]:
+        return [" ".join(words) for words in judge(line, tmp_path).commands]
+
+    assert commands("git status && make test | tee log; ls") == [
         "git status",
         "make test",
         "tee log",
         "ls",
     ]
-    assert bash_parts('git commit -m "a && b"') == ["git commit -m a && b"]
-    assert bash_parts("ls 2>&1 | grep x") == ["ls 2 >& 1", "grep x"]
-    assert bash_parts('echo "$(id)"') is None
-    assert bash_parts("echo 'open") is None
+    assert commands('git commit -m "a && b"') == ["git commit -m a && b"]
+    assert commands("ls 2>&1 | grep x") == ["ls", "grep x"]
+    assert judge('echo "$(id)"', tmp_path).unknown
+    assert judge("echo 'open", tmp_path).unknown
 
 
 def test_paths_outside_the_workspace(tmp_path: Path) -> None:
@@ -178,12 +182,13 @@ def test_extra_roots_and_allow_rules_open_outside_paths(tmp_path: Path) -> None:
 def test_allow_always_bash_derives_prefix_rules(tmp_path: Path) -> None:
     p = perms(tmp_path)
     assert verdict(p, "bash", "execute", "git status -s") == "ask"
-    assert p.allow_always("bash", "git status -s") == "bash(git status*)"
+    assert p.allow_always("bash", "git status -s") == "bash(git status), bash(git status *)"
     assert verdict(p, "bash", "execute", "git status --porcelain") == "allow"
     assert verdict(p, "bash", "execute", "git push") == "ask"
     # A compound command gets a rule for each part not yet allowed.
-    assert p.allow_always("bash", "git status && ls -la") == "bash(ls*)"
+    assert p.allow_always("bash", "git status && ls -la") == "bash(ls -la)"
     assert verdict(p, "bash", "execute", "ls -la; git status") == "allow"
+    assert verdict(p, "bash", "execute", "ls -la /") == "ask"
 
 
 def test_allow_always_file_tool_keeps_the_exact_path(tmp_path: Path) -> None:

@@ -51,10 +51,10 @@ STR = {"type": "string"}
                 {"command": "ls", "timeout": 30, "background": False, "env": {"a": [1, 2.5, None]}},
             ),
         ),
-        # A bare object after a sentence, with the "tool"/"parameters" spelling.
+        # A bare object that is the whole reply, with the "tool"/"parameters" spelling.
         (
-            'I will write it.\n{"tool": "write", "parameters": {"path": "a.txt", "content": "x"}}',
-            "I will write it.",
+            '{"tool": "write", "parameters": {"path": "a.txt", "content": "x"}}',
+            "",
             ParsedCall("write", {"path": "a.txt", "content": "x"}),
         ),
         # Arguments double-encoded as a JSON string.

@@ -53,6 +53,8 @@ class ToolBlock(Collapsible):
 
     def _heading(self, mark: str, status: str, detail: str) -> Content:
         parts: list[tuple[str, str] | str] = [(f"{mark} ", ""), (self.call.name, "bold")]
+        if self.call.recovered:  # read from the reply's text: the user sees it was not native
+            parts.append((" (recovered from text)", "dim italic"))
         if self.subject:
             parts.append(f"  {self.subject}")
         parts.append((f"  {status}", "dim"))
