@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.context.mentions import typed_part
+from agent.sessions.shapes import message_problem
 from server.paths import data_dir
 
 _ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
@@ -79,6 +80,7 @@ class Session:
         self.path = path
         self.workspace = workspace
         self._checked_tail = False
+        self.skipped: list[str] = []  # why messages() left records out, for the faces to show
 
     @classmethod
     def create(cls, workspace: Path) -> Session:
@@ -126,8 +128,7 @@ class Session:
     def append(self, record: dict[str, Any]) -> None:
         if "type" not in record:
             raise ValueError("a session record needs a type")
-        line = json.dumps({**record, "ts": record.get("ts") or _now()}, ensure_ascii=False)
-        data = line.encode() + b"\n"
+        data = _encoded({**record, "ts": record.get("ts") or _now()}) + b"\n"
         if not self._checked_tail:
             # A kill mid-write leaves a line without its newline; start on a fresh line so the
             # torn record stays one skipped line instead of corrupting this one.
@@ -150,19 +151,38 @@ class Session:
         self.append({"type": "message", "message": message})
 
     def messages(self) -> list[dict[str, Any]]:
-        """The OpenAI history: messages in order, restarted at each compaction, repaired."""
+        """The OpenAI history: messages in order, restarted at each compaction, repaired.
+        Messages of the wrong shape are left out; ``skipped`` says which and why."""
         history: list[dict[str, Any]] = []
-        for record in read_records(self.path):
+        self.skipped = []
+        for number, record in enumerate(read_records(self.path), 1):
             if record.get("type") == "compaction" and isinstance(record.get("messages"), list):
-                history = [m for m in record["messages"] if isinstance(m, dict)]
-            elif (message := message_of(record)) is not None:
+                history = [m for m in record["messages"] if self._usable(m, number)]
+            elif (message := message_of(record)) is not None and self._usable(message, number):
                 history.append(message)
         return repair_tool_calls(history)
+
+    def _usable(self, message: Any, record: int) -> bool:
+        problem = "not an object" if not isinstance(message, dict) else message_problem(message)
+        if problem is not None:
+            self.skipped.append(f"record {record}: {problem}; left out of the history")
+        return problem is None
 
     def _ends_with_newline(self) -> bool:
         with self.path.open("rb") as file:
             file.seek(-1, os.SEEK_END)
             return file.read(1) == b"\n"
+
+
+def _encoded(record: dict[str, Any]) -> bytes:
+    """One JSON line; text that is not valid Unicode (a lone surrogate from a file name) is
+    written escaped, so the record survives instead of failing the write."""
+    try:
+        return json.dumps(record, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return json.dumps(record).encode()
+    except (ValueError, RecursionError) as err:  # a circular or absurdly deep record
+        raise SessionError(f"cannot record a {record.get('type')} record: {err}") from None
 
 
 def message_of(record: dict[str, Any]) -> dict[str, Any] | None:
