@@ -3,6 +3,7 @@
 beecode                      the TUI
 beecode -p TASK [options]    one task, headless (see agent.faces.headless)
 beecode sessions             this workspace's sessions, newest first
+beecode undo [N|--list|--redo]  restore the files of the last N turns (agent.checkpoints)
 beecode server ... | doctor  the model server (server.cli.commands)
 beecode bench ...            benchmarks
 """
@@ -67,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(_entry("server.bench.command", "main")(args[1:]) or 0)
     if args and args[0] == "sessions":
         return _sessions()
+    if args and args[0] == "undo":
+        return int(_entry("agent.checkpoints.command", "main")(args[1:]))
     try:
         options = _parser().parse_args(args)
     except SystemExit as e:  # argparse has printed the usage problem (or the help)

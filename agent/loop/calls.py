@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent.checkpoints.hook import checkpoint_refusal
 from agent.loop.events import (
     EventSink,
     PermissionDecision,
@@ -67,7 +68,11 @@ class CallRunner:
                 reads.append((call, tool))
             else:
                 await flush()
-                record(call, await self._execute(call, tool, emit))
+                label = f"{call.name} {tool.subject(self._args(call))}"
+                if problem := checkpoint_refusal(self.session, self.ctx.workspace, label, emit):
+                    record(call, _refuse(call, problem, emit))
+                else:
+                    record(call, await self._execute(call, tool, emit))
         await flush()
 
     @staticmethod

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from textual.widgets import DataTable, OptionList, Static
 
+from agent.checkpoints.store import Checkpoints
 from agent.faces.contract import ConnectRequest
 from agent.loop.events import StepStats, TextDelta, ToolCallFinished, ToolCallStarted
 from agent.sessions.store import Session
@@ -108,10 +109,13 @@ class TestFilesAndStats:
     async def test_undo_reverts_the_last_turns_edit(self, workspace: Path) -> None:
         target = workspace / "app.py"
         target.write_text("x = 1\n")
+        checkpoints = Checkpoints(workspace)
         script = [
             [
+                # What the loop does before a turn's first change, then what the edit does.
+                Effect(lambda: checkpoints.before_change("s", 1, "edit app.py")),
                 ToolCallStarted("c1", "edit", {"path": "app.py", "old": "x = 1", "new": "x = 2"}),
-                Effect(lambda: target.write_text("x = 2\n")),  # what the edit tool does
+                Effect(lambda: target.write_text("x = 2\n")),
                 ToolCallFinished("c1", "edit", "edited", False, 0.1, {"path": "app.py"}),
             ]
         ]
@@ -119,10 +123,12 @@ class TestFilesAndStats:
             await turn(app, pilot, "bump x")
             assert target.read_text() == "x = 2\n"
             await send(pilot, "/undo")
+            await until(pilot, lambda: "restored app.py" in shown(app))
             assert target.read_text() == "x = 1\n"
-            assert "restored app.py" in shown(app)
             await send(pilot, "/undo")
-            assert "nothing to undo" in shown(app)
+            await until(pilot, lambda: "nothing to undo" in shown(app))
+            await send(pilot, "/redo")
+            await until(pilot, lambda: target.read_text() == "x = 2\n")
 
     async def test_diff_shows_uncommitted_changes(self, changed_repo: Path) -> None:
         async with running(ScriptedBackend(changed_repo)) as (app, pilot):

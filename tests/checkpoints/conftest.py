@@ -1,0 +1,78 @@
+"""Checkpoint tests: a real git workspace, beecode's data dir in tmp, the real loop with a
+scripted model (the loop takes the checkpoints)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.config import Config
+from agent.loop.agent import Agent
+from agent.model.scripted import ScriptedModel, Step
+from agent.permissions.rules import Permissions
+from agent.sessions.store import Session
+from tools.registry import default_registry
+from tools.tool import ToolContext
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "data"
+    monkeypatch.setenv("BEECODE_DATA_DIR", str(path))
+    monkeypatch.setenv("BEECODE_CONFIG_DIR", str(tmp_path / "config"))
+    return path
+
+
+def git(workspace: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(workspace), "-c", "user.name=t", "-c", "user.email=t@e", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    """A git repository: kept.txt committed, notes.txt untracked, build/ ignored."""
+    path = (tmp_path / "ws").resolve()
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    (path / ".gitignore").write_text("build/\n")
+    (path / "kept.txt").write_text("kept v1\n")
+    git(path, "add", ".")
+    git(path, "commit", "-qm", "start")
+    (path / "notes.txt").write_text("untracked notes\n")
+    (path / "build").mkdir()
+    (path / "build" / "out.bin").write_bytes(b"ignored build output")
+    return path
+
+
+RunTurn = Callable[[str, list[list[Step]]], Coroutine[Any, Any, Agent]]
+
+
+def make_agent(ws: Path, replies: list[list[Step]], session: Session | None = None) -> Agent:
+    cfg = Config(permission_mode="yolo", tool_mode="native")  # type: ignore[arg-type]
+    return Agent(
+        ScriptedModel(replies),
+        default_registry(),
+        Permissions("yolo", [], [], ws, []),
+        session or Session.create(ws),
+        cfg,
+        ToolContext(ws),
+        system="s",
+    )
+
+
+def files(ws: Path) -> dict[str, bytes]:
+    """Every file of the workspace outside .git, with its bytes."""
+    return {
+        p.relative_to(ws).as_posix(): p.read_bytes()
+        for p in sorted(ws.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(ws).parts
+    }
