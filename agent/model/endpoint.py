@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import httpx2  # the openai SDK's HTTP transport: its errors reach us mid-stream unwrapped
 import openai
 
 from agent.loop.events import RequestStats
@@ -167,12 +168,18 @@ class OpenAIChatModel:
         top_p: float | None = None,
         top_k: int | None = None,
         max_tokens: int = 4096,
+        stall_s: float = 3600.0,
     ) -> None:
+        """``stall_s``: the longest wait for the next byte (a prefill sends none) before the
+        request fails as stalled."""
         url = base_url.rstrip("/")
         self.base_url = url if url.endswith("/v1") else url + "/v1"
         # Local servers ignore the key, but the SDK insists on one.
         self._client = openai.AsyncOpenAI(
-            base_url=self.base_url, api_key=api_key or "none", max_retries=0, timeout=3600
+            base_url=self.base_url,
+            api_key=api_key or "none",
+            max_retries=0,
+            timeout=openai.Timeout(3600, read=stall_s),
         )
         self._model = model or "local"
         self._sampling: dict[str, Any] = {
@@ -230,11 +237,12 @@ class OpenAIChatModel:
                 **request
             ) as response:
                 async for data in _sse_objects(response.iter_lines()):
-                    timings = data.get("timings") or timings
-                    usage = data.get("usage") or usage
-                    for choice in data.get("choices") or []:
+                    # Fields of the wrong shape (a server bug, a proxy) are ignored, not fatal.
+                    timings = _dict(data.get("timings")) or timings
+                    usage = _dict(data.get("usage")) or usage
+                    for choice in _dicts(data.get("choices")):
                         finish = choice.get("finish_reason") or finish
-                        for piece in _pieces(choice.get("delta") or {}):
+                        for piece in _pieces(_dict(choice.get("delta"))):
                             clock.tick()
                             yield piece
         except openai.APIConnectionError as e:
@@ -242,7 +250,14 @@ class OpenAIChatModel:
         except openai.APIError as e:
             # HTTP errors: the SDK hands over the inner error object as the body.
             raise _error(e.body, e.message) from None
-        yield StreamEnd(finish, turn_stats(timings, usage, clock))
+        except httpx2.TransportError as e:  # cut mid-stream, or no byte for stall_s
+            what = "stalled" if isinstance(e, httpx2.TimeoutException) else "was cut"
+            raise ModelError(f"the model server's reply {what}: {type(e).__name__}") from None
+        try:
+            stats = turn_stats(timings, usage, clock)
+        except (TypeError, ValueError):  # odd values in timings or usage: measure instead
+            stats = turn_stats(None, None, clock)
+        yield StreamEnd(finish, stats)
 
 
 async def _sse_objects(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:
@@ -266,18 +281,27 @@ async def _sse_objects(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any
 
 def _pieces(delta: dict[str, Any]) -> list[ModelChunk]:
     pieces: list[ModelChunk] = []
-    if delta.get("reasoning_content"):
+    if isinstance(delta.get("reasoning_content"), str) and delta["reasoning_content"]:
         pieces.append(ReasoningPiece(delta["reasoning_content"]))
-    if delta.get("content"):
+    if isinstance(delta.get("content"), str) and delta["content"]:
         pieces.append(TextPiece(delta["content"]))
-    for call in delta.get("tool_calls") or []:
-        function = call.get("function") or {}
+    for call in _dicts(delta.get("tool_calls")):
+        function = _dict(call.get("function"))
+        index, name, arguments = call.get("index"), function.get("name"), function.get("arguments")
         pieces.append(
             CallPiece(
-                index=int(call.get("index") or 0),
-                id=call.get("id"),
-                name=function.get("name"),
-                arguments=function.get("arguments") or "",
+                index=index if isinstance(index, int) else 0,
+                id=call.get("id") if isinstance(call.get("id"), str) else None,
+                name=name if isinstance(name, str) else None,
+                arguments=arguments if isinstance(arguments, str) else "",
             )
         )
     return pieces
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
