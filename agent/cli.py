@@ -59,7 +59,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(list(sys.argv[1:] if argv is None else argv))
+    except OSError as e:  # beecode's own dirs unusable (read-only, a file in the way, full)
+        where = f": {e.filename}" if e.filename else ""
+        print(f"beecode: {e.strerror or e}{where}", file=sys.stderr)
+        return 1
+
+
+def _dispatch(args: list[str]) -> int:
     if args and args[0] in ("server", "doctor"):
         from server.cli.commands import main as server_main
 

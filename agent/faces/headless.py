@@ -171,6 +171,9 @@ def run_agent(agent: Agent, task: str, output_format: str, out: TextIO, err: Tex
     face = HeadlessFace(output_format, out, err)
     try:
         finished = asyncio.run(_run(agent, task, face))
+    except SessionError as e:  # the task's first record could not be written (disk full)
+        print(f"beecode: {e}", file=err)
+        return 1
     finally:
         agent.close()
     face.finish(finished, agent.session.id)

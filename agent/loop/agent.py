@@ -31,7 +31,7 @@ from agent.loop.events import ErrorEvent, EventSink, Notice, RequestStats, StepS
 from agent.model.endpoint import ChatModel, ContextOverflow, ModelError
 from agent.model.reply import Call, Reply, collect
 from agent.permissions.rules import Permissions
-from agent.sessions.store import Session
+from agent.sessions.store import Session, SessionError
 from agent.steps.habits import DONE_NOTE, REPORT_PROMPT, ReadLedger, TurnWatch
 from agent.steps.schema import ANSWER, STEP_GUIDE, STEP_LEFT_OUT
 from tools.registry import ToolRegistry
@@ -144,7 +144,7 @@ class Agent:
         except _Stop as stop:
             turn.emit(Notice(str(stop), "warning"))
             return TurnFinished(turn.stats, stop.reason, str(stop))
-        except ModelError as e:
+        except (ModelError, SessionError) as e:  # SessionError: the disk is full, say
             turn.emit(ErrorEvent(str(e)))
             return TurnFinished(turn.stats, "error", str(e))
 
