@@ -31,6 +31,7 @@ from tools.tool import ToolResult
 
 CONNECT_TIMEOUT_S = 30.0  # spawn + initialize + tools/list (a Python server needs ~1 s)
 CALL_TIMEOUT_S = 300.0
+PING_TIMEOUT_S = 5.0  # after a call timed out: a live server answers a ping at once
 CLOSE_TIMEOUT_S = 10.0  # the SDK gives a stdio server 2 s after EOF, then 2 s after SIGTERM
 MAX_PAGES = 20  # of a tools/list reply
 CLOSED = "the server exited or closed the connection"
@@ -241,6 +242,10 @@ class McpServers:
             if error.code == CONNECTION_CLOSED:
                 link.fail(CLOSED)
                 return link.unavailable()
+            if error.code == REQUEST_TIMEOUT and not await _answers_ping(session):
+                # Not slow but hung: stopped and marked down, so no later call waits on it.
+                link.fail(f"hung: no reply within {self.call_timeout_s:g} s, nor to a ping")
+                return link.unavailable()
             if error.code == REQUEST_TIMEOUT:
                 late = f"no reply within {self.call_timeout_s:g} s; the server may still be at it"
                 return ToolResult(f"mcp server {link.name!r}: {late}", is_error=True)
@@ -263,6 +268,14 @@ class McpServers:
                 link.state = "closed"  # before the stop: teardown noise is not a failure
             link.stop.set()
         await asyncio.gather(*self._holders, return_exceptions=True)
+
+
+async def _answers_ping(session: ClientSession) -> bool:
+    try:
+        await asyncio.wait_for(session.send_ping(), PING_TIMEOUT_S)
+    except (MCPError, TimeoutError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        return False
+    return True
 
 
 def sdk_logs_to(path: Path) -> None:
