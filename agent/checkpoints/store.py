@@ -132,16 +132,16 @@ class Checkpoints:
         return lines
 
     def _append(self, entry: dict[str, Any]) -> None:
-        existing = self.entries()
-        entry = {
-            "id": (existing[-1]["id"] + 1) if existing else 1,
-            **entry,
-            "ts": datetime.now(UTC).isoformat(timespec="seconds"),
-        }
+        ids = [e["id"] for e in self.entries() if isinstance(e.get("id"), int)]
+        stamp = datetime.now(UTC).isoformat(timespec="seconds")
+        entry = {"id": max(ids, default=0) + 1, **entry, "ts": stamp}
         data = json.dumps(entry).encode() + b"\n"
         try:
-            fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(self.log, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    data = b"\n" + data  # a line torn by a kill stays one skipped line
                 os.write(fd, data)
                 os.fsync(fd)
             finally:
