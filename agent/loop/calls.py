@@ -27,6 +27,7 @@ from agent.model.reply import Call
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
 from tools.files import small_text, unified_diff
+from tools.paths import expanded
 from tools.registry import ToolRegistry
 from tools.tool import Tool, ToolContext, ToolResult
 
@@ -148,7 +149,7 @@ def preview(args: dict[str, Any], workspace: Path) -> str:
     old, new = _text_arg(args, "old"), _text_arg(args, "new")
     path = args.get("path")
     if isinstance(path, str):
-        full = workspace / Path(path).expanduser()
+        full = workspace / expanded(path)
         before = small_text(full, PREVIEW_MAX_BYTES)
         after = args.get("content") if isinstance(args.get("content"), str) else None
         if after is None and before and old and new is not None and old in before:

@@ -81,6 +81,10 @@ class ChatModel(Protocol):
         ...
 
 
+# What odd values in a reply's timings or usage raise in turn_stats (a string, inf, a list).
+UNUSABLE_STATS = (TypeError, ValueError, OverflowError, AttributeError)
+
+
 class _Clock:
     """Client-side figures for endpoints that send no ``timings``."""
 
@@ -255,7 +259,7 @@ class OpenAIChatModel:
             raise ModelError(f"the model server's reply {what}: {type(e).__name__}") from None
         try:
             stats = turn_stats(timings, usage, clock)
-        except (TypeError, ValueError):  # odd values in timings or usage: measure instead
+        except UNUSABLE_STATS:  # odd values in timings or usage: measure instead
             stats = turn_stats(None, None, clock)
         yield StreamEnd(finish, stats)
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from agent.config import Mode, split_rule
+from tools.paths import expanded
 from tools.tool import Kind
 
 Verdict = Literal["allow", "deny", "ask"]
@@ -175,7 +176,7 @@ class Permissions:
         return [p for p in resolved if not any(p.is_relative_to(root) for root in roots)]
 
     def _resolve(self, path: str | Path) -> Path:
-        return (self.workspace / Path(path).expanduser()).resolve()
+        return (self.workspace / expanded(path)).resolve()
 
     def _forms(self, path: str | Path) -> list[str]:
         """A path as given, as a workspace-relative path when inside, and absolute."""

@@ -30,6 +30,7 @@ BAD_CALLS = {
     "nul path": ("read", '{"path": "a\\u0000b"}', "NUL byte"),
     "surrogate command": ("bash", '{"command": "echo \\ud800"}', "lone surrogate"),
     "surrogate key": ("read", '{"path": "a", "\\ud800": 1}', "lone surrogate"),
+    "unknown user": ("write", '{"path": "~nosuchuser0/x", "content": "x"}', "bad path"),
 }
 
 
