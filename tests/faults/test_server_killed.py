@@ -1,0 +1,76 @@
+"""The real llama-server (SmolLM2-135M under ManagedServer) SIGKILLed mid-stream: the turn fails
+with one clear line, the supervisor restarts the server, and the same session goes on."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from agent.config import Config
+from agent.loop.agent import Agent
+from agent.loop.events import ErrorEvent, Event, TextDelta
+from agent.model.endpoint import OpenAIChatModel
+from agent.permissions.rules import Permissions
+from agent.sessions.store import Session
+from server.client import health
+from server.engine.build import Engine
+from server.launch.addresses import free_port
+from server.process.managed import ManagedServer
+from tools.registry import ToolRegistry
+from tools.tool import ToolContext
+
+
+def agent_on(url: str, ws: Path, session: Session) -> Agent:
+    cfg = Config(permission_mode="yolo", tool_mode="native")  # type: ignore[arg-type]
+    return Agent(
+        OpenAIChatModel(url, max_tokens=1500, temperature=0.0),
+        ToolRegistry([]),  # no tools: SmolLM2's template has none, and none are needed here
+        Permissions("yolo", [], [], ws, []),
+        session,
+        cfg,
+        ToolContext(ws),
+        system="You are a storyteller.",
+    )
+
+
+@pytest.mark.real_server
+async def test_a_server_killed_mid_stream_fails_the_turn_and_the_session_goes_on(
+    engine: Engine,
+    smollm2_path: Path,
+    start_server: Callable[[list[str], int], ManagedServer],
+    ws: Path,
+) -> None:
+    port = free_port()
+    argv = [str(engine.binary), "-m", str(smollm2_path), *"-c 2048 -np 1 --port".split(), str(port)]
+    server = start_server(argv, port)
+    first = server.pid
+    assert first is not None
+    events: list[Event] = []
+
+    def kill_at_first_text(event: Event) -> None:
+        events.append(event)
+        if isinstance(event, TextDelta) and server.pid == first:
+            os.kill(first, signal.SIGKILL)
+
+    session = Session.create(ws)
+    broken = await agent_on(server.url, ws, session).run_turn(
+        "Tell a very long story about a bee.", kill_at_first_text
+    )
+    assert broken.stop_reason == "error"
+    assert broken.final_text.startswith(("the model server's reply was cut", "cannot reach"))
+    assert [e.message for e in events if isinstance(e, ErrorEvent)] == [broken.final_text]
+
+    deadline = time.monotonic() + 120
+    while not (server.restarts == 1 and health(server.url) == 200):
+        assert time.monotonic() < deadline, "the supervisor did not restart the server"
+        time.sleep(0.2)
+    resumed = Session.open(session.id)
+    again = await agent_on(server.url, ws, resumed).run_turn("Say hi.", lambda _e: None)
+    assert again.stop_reason == "done" and again.final_text.strip()
+    roles = [m["role"] for m in Session.open(session.id).messages()]
+    assert roles[0] == "user" and roles[-2:] == ["user", "assistant"]
