@@ -28,7 +28,7 @@ from tools.tool import ToolContext
 def agent_on(url: str, ws: Path, session: Session) -> Agent:
     cfg = Config(permission_mode="yolo", tool_mode="native")  # type: ignore[arg-type]
     return Agent(
-        OpenAIChatModel(url, max_tokens=1500, temperature=0.0),
+        OpenAIChatModel(url, max_tokens=64, temperature=0.0),
         ToolRegistry([]),  # no tools: SmolLM2's template has none, and none are needed here
         Permissions("yolo", [], [], ws, []),
         session,
@@ -74,3 +74,26 @@ async def test_a_server_killed_mid_stream_fails_the_turn_and_the_session_goes_on
     assert again.stop_reason == "done" and again.final_text.strip()
     roles = [m["role"] for m in Session.open(session.id).messages()]
     assert roles[0] == "user" and roles[-2:] == ["user", "assistant"]
+
+
+@pytest.mark.real_server
+def test_a_server_that_hangs_without_dying_is_noticed_and_restarted(
+    engine: Engine, smollm2_path: Path, tmp_path: Path
+) -> None:
+    port = free_port()
+    argv = [str(engine.binary), "-m", str(smollm2_path), *"-c 2048 -np 1 --port".split(), str(port)]
+    server = ManagedServer(argv, log_path=tmp_path / "server.log", host="127.0.0.1", port=port)
+    server.probe_every_s, server.probe_misses = 0.5, 2  # the defaults: 10 s and 3 misses
+    server.start(timeout_s=120)
+    try:
+        hung = server.pid
+        assert hung is not None
+        os.kill(hung, signal.SIGSTOP)  # alive, but answers nothing
+        deadline = time.monotonic() + 120
+        while not (server.restarts == 1 and health(server.url) == 200):
+            assert time.monotonic() < deadline, "the hung server was not restarted"
+            time.sleep(0.2)
+        assert server.pid != hung
+        assert "did not answer 2 health probes; restarting it" in server.log_path.read_text()
+    finally:
+        server.stop()
