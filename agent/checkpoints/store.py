@@ -74,18 +74,12 @@ class Checkpoints:
         return True
 
     def undo(self, steps: int = 1) -> Restored:
-        entries = self.entries()
-        turns = [e for e in entries if e.get("kind") == "turn"]
-        at, _ = _position(entries)
-        index = (
-            len(turns)
-            if at is None
-            else next((i for i, t in enumerate(turns) if t["id"] == at), len(turns))
-        )
+        turns, index, at, _ = self._where()
         if steps < 1 or index - steps < 0:
-            left = index
             raise CheckpointError(
-                f"only {left} turn{'' if left == 1 else 's'} to undo" if left else "nothing to undo"
+                f"only {index} turn{'' if index == 1 else 's'} to undo"
+                if index
+                else "nothing to undo"
             )
         target = turns[index - steps]
         current = self.repo.snapshot("before an undo")
@@ -113,14 +107,7 @@ class Checkpoints:
 
     def listing(self) -> list[str]:
         """One line per turn checkpoint, newest first, numbered as ``undo N`` counts them."""
-        entries = self.entries()
-        turns = [e for e in entries if e.get("kind") == "turn"]
-        at, live = _position(entries)
-        index = (
-            len(turns)
-            if at is None
-            else next((i for i, t in enumerate(turns) if t["id"] == at), len(turns))
-        )
+        turns, index, _, live = self._where()
         lines = []
         for i in range(index - 1, -1, -1):
             turn = turns[i]
@@ -130,6 +117,16 @@ class Checkpoints:
         if live:
             lines.insert(0, "  redo  the files before the last undo")
         return lines
+
+    def _where(self) -> tuple[list[dict[str, Any]], int, int | None, list[dict[str, Any]]]:
+        """(the turn checkpoints, how many of them lie behind the files' current state, the
+        turn id the files are at or None for after the last, the live undos)."""
+        entries = self.entries()
+        turns = [e for e in entries if e.get("kind") == "turn"]
+        at, live = _position(entries)
+        ids = [t["id"] for t in turns]
+        index = ids.index(at) if at in ids else len(turns)
+        return turns, index, at, live
 
     def _append(self, entry: dict[str, Any]) -> None:
         ids = [e["id"] for e in self.entries() if isinstance(e.get("id"), int)]

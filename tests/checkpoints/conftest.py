@@ -4,27 +4,15 @@ scripted model (the loop takes the checkpoints)."""
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from agent.config import Config
 from agent.loop.agent import Agent
 from agent.model.scripted import ScriptedModel, Step
-from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
-from tools.registry import default_registry
-from tools.tool import ToolContext
-
-
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "data"
-    monkeypatch.setenv("BEECODE_DATA_DIR", str(path))
-    monkeypatch.setenv("BEECODE_CONFIG_DIR", str(tmp_path / "config"))
-    return path
+from tests.faults.agents import yolo_agent
+from tests.faults.conftest import data_dir  # noqa: F401  (the fixture, shared)
 
 
 def git(workspace: Path, *args: str) -> str:
@@ -53,20 +41,8 @@ def ws(tmp_path: Path) -> Path:
     return path
 
 
-RunTurn = Callable[[str, list[list[Step]]], Coroutine[Any, Any, Agent]]
-
-
 def make_agent(ws: Path, replies: list[list[Step]], session: Session | None = None) -> Agent:
-    cfg = Config(permission_mode="yolo", tool_mode="native")  # type: ignore[arg-type]
-    return Agent(
-        ScriptedModel(replies),
-        default_registry(),
-        Permissions("yolo", [], [], ws, []),
-        session or Session.create(ws),
-        cfg,
-        ToolContext(ws),
-        system="s",
-    )
+    return yolo_agent(ScriptedModel(replies), ws, session)
 
 
 def files(ws: Path) -> dict[str, bytes]:

@@ -9,14 +9,10 @@ import signal
 import sys
 from pathlib import Path
 
-from agent.config import Config
 from agent.faces.headless import run_agent
-from agent.loop.agent import Agent
 from agent.model.scripted import ScriptedModel, call, text
-from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
-from tools.registry import default_registry
-from tools.tool import ToolContext
+from tests.faults.agents import yolo_agent
 
 if __name__ == "__main__":
     ws, limit, size = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
@@ -28,16 +24,7 @@ if __name__ == "__main__":
         call("edit", {"path": "kept.txt", "old": "v1", "new": "v2" + "y" * size}, "e1"),
         text("done"),
     ]
-    cfg = Config(permission_mode="yolo", tool_mode="native")  # type: ignore[arg-type]
-    agent = Agent(
-        ScriptedModel(replies),
-        default_registry(),
-        Permissions("yolo", [], [], ws, []),
-        session,
-        cfg,
-        ToolContext(ws),
-        system="s",
-    )
+    agent = yolo_agent(ScriptedModel(replies), ws, session)
     out = io.StringIO()
     status = run_agent(agent, "fill the disk", "json", out, sys.stderr)
     print(out.getvalue())

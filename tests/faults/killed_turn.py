@@ -7,13 +7,9 @@ import asyncio
 import sys
 from pathlib import Path
 
-from agent.config import Config
-from agent.loop.agent import Agent
 from agent.model.scripted import ScriptedModel, call, text
-from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
-from tools.registry import default_registry
-from tools.tool import ToolContext
+from tests.faults.agents import yolo_agent
 
 
 def main() -> None:
@@ -25,16 +21,7 @@ def main() -> None:
         call("bash", {"command": "rm kept.txt; touch started; sleep 600"}, "b1"),
         text("never reached"),
     ]
-    cfg = Config(permission_mode="yolo", tool_mode="native")  # type: ignore[arg-type]
-    agent = Agent(
-        ScriptedModel(replies),
-        default_registry(),
-        Permissions("yolo", [], [], ws, []),
-        session,
-        cfg,
-        ToolContext(ws),
-        system="s",
-    )
+    agent = yolo_agent(ScriptedModel(replies), ws, session)
     asyncio.run(agent.run_turn("make a file, then wait", lambda _e: None))
 
 

@@ -10,15 +10,11 @@ from typing import Any
 
 import pytest
 
-from agent.config import Config
 from agent.faces.headless import run_agent
-from agent.loop.agent import Agent
 from agent.model.scripted import ScriptedModel, call, text
-from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
+from tests.faults.agents import yolo_agent
 from tools.arguments import MAX_DEPTH, argument_problem
-from tools.registry import default_registry
-from tools.tool import ToolContext
 
 DEEP_LIST = '{"path": ' + "[" * 100_000 + "]" * 100_000 + "}"
 DEEP_OBJECT = '{"path": "a", "x": ' + '{"a":' * 900 + "1" + "}" * 900 + "}"
@@ -35,17 +31,8 @@ BAD_CALLS = {
 
 
 def headless(ws: Path, name: str, raw: str) -> tuple[int, dict[str, Any], Session]:
-    cfg = Config(permission_mode="yolo", tool_mode="native")  # type: ignore[arg-type]
     session = Session.create(ws)
-    agent = Agent(
-        ScriptedModel([call(name, raw, "c1"), text("gave up")]),
-        default_registry(),
-        Permissions("yolo", [], [], ws, []),
-        session,
-        cfg,
-        ToolContext(ws),
-        system="s",
-    )
+    agent = yolo_agent(ScriptedModel([call(name, raw, "c1"), text("gave up")]), ws, session)
     out, err = io.StringIO(), io.StringIO()
     status = run_agent(agent, "do it", "json", out, err)
     return status, json.loads(out.getvalue()), session

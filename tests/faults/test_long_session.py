@@ -10,14 +10,9 @@ from collections.abc import AsyncIterator, Collection
 from pathlib import Path
 from typing import Any
 
-from agent.config import Config
-from agent.loop.agent import Agent
 from agent.model.endpoint import CallPiece, ModelChunk, StreamEnd, TextPiece
 from agent.model.scripted import stats
-from agent.permissions.rules import Permissions
-from agent.sessions.store import Session
-from tools.registry import default_registry
-from tools.tool import ToolContext
+from tests.faults.agents import yolo_agent
 
 TURNS, WARM = 300, 50
 GROWTH_MIB = 64  # the history itself grows (no compaction here): ~2,500 results, a few MiB
@@ -78,13 +73,8 @@ def open_fds() -> int:
 
 async def test_memory_and_fds_stay_bounded_over_a_long_session(ws: Path) -> None:
     (ws / "notes.md").write_text("".join(f"line {n}\n" for n in range(200)))
-    cfg = Config(permission_mode="yolo", tool_mode="native", max_steps=5)  # type: ignore[arg-type]
-    registry = default_registry()
     model = LongScript()
-    agent = Agent(
-        model, registry, Permissions("yolo", [], [], ws, []), Session.create(ws), cfg,
-        ToolContext(ws), system="s",
-    )  # fmt: skip
+    agent = yolo_agent(model, ws, max_steps=5)
     calls = 0
     try:
         for turn in range(1, TURNS + 1):

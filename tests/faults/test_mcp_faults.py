@@ -10,12 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import Config
-from agent.loop.agent import Agent
 from agent.loop.events import Event, ToolCallFinished
 from agent.model.scripted import ScriptedModel, Step, call, text
-from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
+from tests.faults.agents import yolo_agent
 from tools.mcp.servers import McpServers
 from tools.registry import default_registry
 from tools.tool import ToolContext
@@ -37,16 +35,7 @@ async def run(ws: Path, servers: McpServers, replies: list[list[Step]]) -> list[
     registry = default_registry()
     for tool in servers.tools(set(registry.names())):
         registry.add(tool)
-    cfg = Config(permission_mode="yolo", tool_mode="native")  # type: ignore[arg-type]
-    agent = Agent(
-        ScriptedModel([*replies, text("carried on")]),
-        registry,
-        Permissions("yolo", [], [], ws, []),
-        Session.create(ws),
-        cfg,
-        ToolContext(ws),
-        system="s",
-    )
+    agent = yolo_agent(ScriptedModel([*replies, text("carried on")]), ws, registry=registry)
     events: list[Event] = []
     finished = await agent.run_turn("use the server", events.append)
     assert (finished.stop_reason, finished.final_text) == ("done", "carried on")

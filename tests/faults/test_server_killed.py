@@ -11,29 +11,24 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import Config
 from agent.loop.agent import Agent
 from agent.loop.events import ErrorEvent, Event, TextDelta
 from agent.model.endpoint import OpenAIChatModel
-from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
 from server.client import health
 from server.engine.build import Engine
 from server.launch.addresses import free_port
 from server.process.managed import ManagedServer
+from tests.faults.agents import yolo_agent
 from tools.registry import ToolRegistry
-from tools.tool import ToolContext
 
 
 def agent_on(url: str, ws: Path, session: Session) -> Agent:
-    cfg = Config(permission_mode="yolo", tool_mode="native")  # type: ignore[arg-type]
-    return Agent(
+    return yolo_agent(
         OpenAIChatModel(url, max_tokens=64, temperature=0.0),
-        ToolRegistry([]),  # no tools: SmolLM2's template has none, and none are needed here
-        Permissions("yolo", [], [], ws, []),
+        ws,
         session,
-        cfg,
-        ToolContext(ws),
+        ToolRegistry([]),  # no tools: SmolLM2's template has none, and none are needed here
         system="You are a storyteller.",
     )
 

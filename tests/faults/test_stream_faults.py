@@ -8,15 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import Config
 from agent.loop.agent import Agent
 from agent.loop.events import ErrorEvent, Event
 from agent.model.endpoint import OpenAIChatModel
-from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
+from tests.faults.agents import yolo_agent
 from tests.faults.misbehaving import misbehaving_server
-from tools.registry import default_registry
-from tools.tool import ToolContext
 
 BROKEN = {
     "cut": "the model server's reply was cut: RemoteProtocolError",
@@ -28,17 +25,8 @@ BROKEN = {
 
 
 def agent_at(url: str, ws: Path, session: Session) -> Agent:
-    cfg = Config(permission_mode="yolo", tool_mode="native")  # type: ignore[arg-type]
-    return Agent(
-        # stall_s: how long "no byte" may last; short here so the stall is noticed at once.
-        OpenAIChatModel(url, stall_s=1.0),
-        default_registry(),
-        Permissions("yolo", [], [], ws, []),
-        session,
-        cfg,
-        ToolContext(ws),
-        system="s",
-    )
+    # stall_s: how long "no byte" may last; short here so the stall is noticed at once.
+    return yolo_agent(OpenAIChatModel(url, stall_s=1.0), ws, session)
 
 
 @pytest.mark.parametrize("fault", list(BROKEN))
