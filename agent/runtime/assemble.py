@@ -178,7 +178,7 @@ def build_agent(
         remember=allowed.add,
     )
     registry = tool_registry(mcp if mcp is not None else connect_mcp(config, progress))
-    return Agent(
+    agent = Agent(
         model,
         registry,
         permissions,
@@ -190,3 +190,7 @@ def build_agent(
         counter=TokenCounter(root if n_ctx is not None else None, api_key=config.api_key),
         constrained=constrained,
     )
+    if progress is not None:  # misshapen session lines left out on resume
+        for note in agent.session.skipped:
+            progress(f"session {agent.session.id}: {note}")
+    return agent

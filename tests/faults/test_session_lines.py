@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agent.config import Config
+from agent.runtime.assemble import build_agent
 from agent.sessions.store import Session
+from tests.faults.misbehaving import misbehaving_server
 
 GOOD = [
     {"role": "user", "content": "hi"},
@@ -50,3 +53,19 @@ def test_a_record_with_a_lone_surrogate_is_written_escaped(ws: Path) -> None:
     session.append_message({"role": "tool", "tool_call_id": "c", "content": name})
     [record] = [json.loads(line) for line in session.path.read_text().splitlines()[1:]]
     assert record["message"]["content"] == name
+
+
+def test_a_resume_says_which_lines_were_left_out(ws: Path) -> None:
+    session = Session.create(ws)
+    session.append_message(GOOD[0])
+    session.append_message(BAD[0])
+    lines: list[str] = []
+    with misbehaving_server() as url:  # any OpenAI-style endpoint; it is not asked anything
+        config = Config(endpoint=f"{url}/fine", tool_mode="native")
+        agent = build_agent(ws, config, resume=session.id, progress=lines.append)
+        agent.close()
+    assert lines[-1] == (
+        f"session {session.id}: record 3: tool_calls is not a list on an assistant message; "
+        "left out of the history"
+    )
+    assert agent.messages[1:] == [GOOD[0]]
