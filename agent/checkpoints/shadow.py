@@ -14,12 +14,14 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 REF = "refs/beecode/snapshots"
+MAX_FILE_BYTES = 50 << 20  # new files bigger than this are not snapshotted (said in the docs)
 _IDENTITY = {"GIT_AUTHOR_NAME": "beecode", "GIT_AUTHOR_EMAIL": "beecode@localhost"}
 _CONFIG = {
     "core.autocrlf": "false",
@@ -112,12 +114,16 @@ class ShadowRepo:
 
     def _sync_excludes(self) -> None:
         """The workspace repository's .git/info/exclude applies here too (.gitignore files in
-        the work tree apply by themselves)."""
+        the work tree apply by themselves), and new files over MAX_FILE_BYTES are left out: a
+        checkpoint must not copy a data set or a model into the data dir."""
         user = self.workspace / ".git" / "info" / "exclude"
         mine = self.git_dir / "info" / "exclude"
         wanted = user.read_bytes() if user.is_file() else b""
-        if not mine.is_file() or mine.read_bytes() != wanted:
-            mine.write_bytes(wanted)
+        mine.write_bytes(wanted)
+        listed = self.git("ls-files", "-z", "--others", "--exclude-standard")
+        big = [name for name in listed.split(b"\0") if name and _bigger(self.workspace, name)]
+        if big:
+            mine.write_bytes(wanted + b"\n" + b"".join(b"/" + _literal(n) + b"\n" for n in big))
 
     def snapshot(self, message: str) -> str:
         """Commit the workspace's current files; returns the commit id."""
@@ -167,6 +173,18 @@ class ShadowRepo:
                     stdin=listed,
                 )
             return written, deleted
+
+
+def _bigger(workspace: Path, name: bytes) -> bool:
+    try:
+        return (workspace / os.fsdecode(name)).lstat().st_size > MAX_FILE_BYTES
+    except OSError:
+        return False
+
+
+def _literal(name: bytes) -> bytes:
+    """A path as a gitignore pattern that matches only itself."""
+    return re.sub(rb"([\\*?\[\]!# ])", rb"\\\1", name)
 
 
 def _unreadable(line: str) -> bool:

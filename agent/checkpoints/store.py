@@ -26,8 +26,9 @@ from server.paths import data_dir
 
 CANNOT_RESTORE = (
     "Undo restores the workspace's files (tracked and untracked, not ignored). It cannot undo "
-    "effects outside the workspace, ignored files, git history (commits, branches, the index, "
-    "the stash), pushed commits, or anything a command sent over the network."
+    "effects outside the workspace, ignored files, new files over 50 MiB, git history "
+    "(commits, branches, the index, the stash), pushed commits, or anything a command sent "
+    "over the network."
 )
 
 
@@ -171,6 +172,6 @@ def describe(restored: Restored) -> str:
     what = f"restored {shown}" if changed else "the files were already as they were"
     return (
         f"{what} (checkpoint {restored.entry_id}, before: {restored.label}). "
-        "Files only: effects outside the workspace, ignored files, git history and pushed "
-        "commits are not undone."
+        "Files only: effects outside the workspace, ignored files, files over 50 MiB, git "
+        "history and pushed commits are not undone."
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from agent.checkpoints.shadow import MAX_FILE_BYTES, REF
 from agent.checkpoints.store import Checkpoints
 from tests.checkpoints.conftest import files, git
 
@@ -73,3 +74,18 @@ def test_bytes_come_back_exactly_whatever_the_attributes_say(ws: Path) -> None:
         (ws / name).unlink()
     checkpoints.undo(1)
     assert files(ws) == start and (ws / "link").readlink() == Path("kept.txt")
+
+
+def test_new_files_over_the_size_cap_are_left_out_and_left_alone(ws: Path) -> None:
+    big = ws / "data" / "model [q4] #1.bin"
+    big.parent.mkdir()
+    with big.open("wb") as file:
+        file.truncate(MAX_FILE_BYTES + 1)  # sparse: large, but cheap to make
+    checkpoints = Checkpoints(ws)
+    checkpoints.before_change("s", 1, "with a big file")
+    listed = checkpoints.repo.git("ls-tree", "-r", "--name-only", REF).decode()
+    assert "kept.txt" in listed and "data/" not in listed
+    (ws / "kept.txt").unlink()
+    checkpoints.undo(1)
+    assert (ws / "kept.txt").read_text() == "kept v1\n"
+    assert big.stat().st_size == MAX_FILE_BYTES + 1  # not in the snapshot: not touched
