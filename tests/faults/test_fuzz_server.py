@@ -16,16 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent.config import Config, ConfigError, load_config
-from agent.model.endpoint import (
-    UNUSABLE_STATS,
-    ModelError,
-    _Clock,
-    _dict,
-    _dicts,
-    _pieces,
-    _sse_objects,
-    turn_stats,
-)
+from agent.model.endpoint import ModelError, _dict, _dicts, _pieces, _sse_objects
+from agent.model.stats import UNUSABLE_STATS, StreamClock, turn_stats
 from server.errors import ModelError as GgufError
 from server.models.gguf_header import read_metadata
 from tests.faults.fuzzing import ANY_CHAR, JSONISH, SCALARS, TEXT, fuzzed
@@ -117,10 +109,10 @@ def test_any_event_stream_gives_chunks_or_one_model_error(lines: list[str]) -> N
                                         "prompt_tokens_details"]), JSONISH))  # fmt: skip
 def test_odd_timings_fail_only_as_the_stream_expects(timings: dict[str, Any], usage: Any) -> None:
     try:
-        turn_stats(timings or None, usage, _Clock())
+        turn_stats(timings or None, usage, StreamClock())
     except UNUSABLE_STATS:
         pass  # stream() then measures on its own: turn_stats(None, None, clock)
-    turn_stats(None, None, _Clock())
+    turn_stats(None, None, StreamClock())
 
 
 GGUF_MAGIC_V3 = struct.pack("<II", 0x46554747, 3)
