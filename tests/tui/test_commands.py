@@ -130,6 +130,27 @@ class TestFilesAndStats:
             await send(pilot, "/redo")
             await until(pilot, lambda: target.read_text() == "x = 2\n")
 
+    async def test_rewind_restores_the_files_and_cuts_the_conversation(
+        self, workspace: Path
+    ) -> None:
+        target = workspace / "made.txt"
+
+        def checkpoint() -> None:  # what the loop does before the turn's first change
+            session = backend.agent.session
+            Checkpoints(workspace).before_change(session.id, session.turn_mark, "write made.txt")
+
+        script = [[TextDelta("hello")], [Effect(checkpoint), Effect(target.touch)]]
+        backend = ScriptedBackend(workspace, script)
+        async with running(backend) as (app, pilot):
+            await turn(app, pilot, "hi")
+            kept = list(backend.agent.messages)
+            await turn(app, pilot, "make a file")
+            assert target.exists()
+            await send(pilot, "/rewind")
+            await until(pilot, lambda: "back to before that turn" in shown(app))
+            assert not target.exists() and backend.agent.messages == kept
+            assert Session.open(backend.agent.session.id).messages() == kept[1:]
+
     async def test_diff_shows_uncommitted_changes(self, changed_repo: Path) -> None:
         async with running(ScriptedBackend(changed_repo)) as (app, pilot):
             await send(pilot, "/diff")
