@@ -3,6 +3,7 @@
 beecode                      the TUI
 beecode -p TASK [options]    one task, headless (see agent.faces.headless)
 beecode sessions             this workspace's sessions, newest first
+beecode undo [N|--list|--redo]  restore the files of the last N turns (agent.checkpoints)
 beecode server ... | doctor  the model server (server.cli.commands)
 beecode bench ...            benchmarks
 """
@@ -59,7 +60,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(list(sys.argv[1:] if argv is None else argv))
+    except OSError as e:  # beecode's own dirs unusable (read-only, a file in the way, full)
+        where = f": {e.filename}" if e.filename else ""
+        print(f"beecode: {e.strerror or e}{where}", file=sys.stderr)
+        return 1
+
+
+def _dispatch(args: list[str]) -> int:
     if args and args[0] in ("server", "doctor"):
         from server.cli.commands import main as server_main
 
@@ -68,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(_entry("server.bench.command", "main")(args[1:]) or 0)
     if args and args[0] == "sessions":
         return _sessions()
+    if args and args[0] == "undo":
+        return int(_entry("agent.checkpoints.command", "main")(args[1:]))
     try:
         options = _parser().parse_args(args)
     except SystemExit as e:  # argparse has printed the usage problem (or the help)

@@ -14,6 +14,7 @@ from tools.files import (
     unified_diff,
 )
 from tools.paths import shown_path
+from tools.textcodec import shown as shown_text
 from tools.tool import BOOL, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
 
 # Below this similarity the "closest match" would only mislead.
@@ -36,13 +37,18 @@ class EditTool(BaseTool):
             raise ToolError("old and new are the same; nothing to change")
         full = existing_file(args["path"], ctx)
         shown = shown_path(full, ctx)
-        text = read_text(full, shown)
+        text, codec = read_text(full, shown)
+        if codec.legacy and not (old + new).isascii():
+            raise ToolError(
+                f"{shown} is not valid UTF-8 (a legacy encoding such as Latin-1?), so non-ASCII "
+                "text cannot be matched or added safely; edit ASCII-only text, or use bash"
+            )
         if old not in text and "\r\n" in text:
             # The model writes \n; a CRLF file still deserves an exact edit.
             old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
         starts = _occurrences(text, old)
         if not starts:
-            raise ToolError(not_found(text, old, shown))
+            raise ToolError(not_found(shown_text(text), old, shown))
         lines = [text.count("\n", 0, start) + 1 for start in starts]
         if len(starts) > 1 and not replace_all:
             raise ToolError(
@@ -50,14 +56,15 @@ class EditTool(BaseTool):
                 "add surrounding lines to make it unique, or set replace_all"
             )
         after = text.replace(old, new)
-        atomic_write(full, after)
+        atomic_write(full, after, codec, shown)
         if len(lines) == 1:
             where = f"1 replacement at line {lines[0]}"
         else:
             where = f"{len(lines)} replacements at lines {_listed(lines)}"
+        stored = f" (kept as {codec.note})" if codec.note else ""
         return ToolResult(
-            f"edited {shown}: {where}" + syntax_note(shown, after),
-            meta={"path": shown, "diff": unified_diff(text, after, shown)},
+            f"edited {shown}: {where}{stored}" + syntax_note(shown, after),
+            meta={"path": shown, "diff": unified_diff(shown_text(text), shown_text(after), shown)},
         )
 
 

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import difflib
-import os
-import secrets
 import stat
 from pathlib import Path
 from typing import Any
 
-from tools.nofollow import open_dir, open_file
+from tools.lines import bounded_lines, count_lines
+from tools.nofollow import open_file
 from tools.output import cut_line
 from tools.paths import resolve_in_workspace, shown_path
+from tools.textcodec import UTF8, FileCodec, atomic_write_bytes, decode_file, marked_codec
+from tools.textcodec import shown as shown_text
 from tools.tool import INT, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
 
 _SNIFF_BYTES = 8192
 MAX_LINE_CHARS = 2000
 MAX_LS_ENTRIES = 500
+# edit and write hold a file whole in memory; bigger ones are refused, not loaded.
+MAX_TEXT_BYTES = 64 << 20
 # What a line number and its tab may add to a line, when budgeting output.
 NUMBER_ROOM = 8
 
@@ -41,53 +44,41 @@ def small_text(path: Path, max_bytes: int) -> str | None:
 
 
 def existing_file(path: str, ctx: ToolContext) -> Path:
+    """A regular file in the roots; a FIFO, socket or device is refused before it is opened
+    (opening a FIFO would block until a writer came)."""
     full = resolve_in_workspace(path, ctx)
     if full.is_dir():
         raise ToolError(f"{path} is a directory; use ls")
     if not full.exists():
         raise ToolError(f"no such file: {path}")
+    refuse_special(full, path)
     return full
 
 
-def read_text(full: Path, shown: str) -> str:
-    """The file's text with its line endings kept; binary files are refused."""
-    if is_binary(full):
-        raise ToolError(f"{shown} is a binary file ({full.stat().st_size} bytes); not shown")
-    with open(open_file(full), encoding="utf-8", errors="replace", newline="") as file:
-        return file.read()
+def refuse_special(full: Path, shown: str) -> None:
+    mode = full.stat().st_mode
+    if not stat.S_ISREG(mode):
+        kind = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a device"}
+        what = kind.get(stat.S_IFMT(mode), "a special file")
+        raise ToolError(f"{shown} is {what}, not a regular file; not opened")
 
 
-def atomic_write(full: Path, text: str) -> None:
-    """Write through a temporary file in the same directory, then rename over the target; the
-    directory is opened without following symlinks, so a swapped-in link cannot move the write."""
-    full.parent.mkdir(parents=True, exist_ok=True)
-    directory = open_dir(full.parent)
-    temp = f".{full.name}.{secrets.token_hex(4)}.tmp"
-    try:
-        try:
-            found = os.stat(full.name, dir_fd=directory, follow_symlinks=False).st_mode
-            mode: int | None = found & 0o7777 if stat.S_ISREG(found) else None
-        except FileNotFoundError:
-            mode = None
-        # 0o666 lets the umask decide a new file's mode, as any editor would.
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-        fd = os.open(temp, flags, 0o666, dir_fd=directory)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
-                file.write(text)
-                file.flush()
-                if mode is not None:
-                    os.fchmod(file.fileno(), mode)
-                os.fsync(file.fileno())
-            os.replace(temp, full.name, src_dir_fd=directory, dst_dir_fd=directory)
-        except BaseException:
-            try:
-                os.unlink(temp, dir_fd=directory)
-            except FileNotFoundError:
-                pass
-            raise
-    finally:
-        os.close(directory)
+def read_text(full: Path, shown: str) -> tuple[str, FileCodec]:
+    """The file's text with its line endings kept, and the codec that writes it back byte for
+    byte; binary files are refused."""
+    size = full.stat().st_size
+    if size > MAX_TEXT_BYTES:
+        raise ToolError(f"{shown} is {size} bytes, too big to edit or rewrite here; use bash")
+    with open(open_file(full), "rb") as file:
+        data = file.read()
+    if marked_codec(data[:4]) is None and b"\0" in data[:_SNIFF_BYTES]:
+        raise ToolError(f"{shown} is a binary file ({len(data)} bytes); not shown")
+    return decode_file(data)
+
+
+def atomic_write(full: Path, text: str, codec: FileCodec, shown: str) -> None:
+    """Write ``text`` in ``codec`` atomically; nothing is written when it cannot be encoded."""
+    atomic_write_bytes(full, codec.encode(text, shown))
 
 
 def syntax_note(shown: str, text: str) -> str:
@@ -116,10 +107,15 @@ def unified_diff(before: str, after: str, shown: str, created: bool = False) -> 
 
 def numbered(lines: list[str], first: int, width: int) -> str:
     """cat -n style, with over-long lines cut so one minified line cannot flood the context."""
+    bare = [line.rstrip("\r\n") for line in lines]
+    return _numbered([(line, len(line)) for line in bare], first, width)
+
+
+def _numbered(lines: list[tuple[str, int]], first: int, width: int) -> str:
+    """Lines given as (their start, their full length), numbered and cut at MAX_LINE_CHARS."""
     out = []
-    for number, line in enumerate(lines, first):
-        line = line.rstrip("\r\n")
-        out.append(f"{number:>{width}}\t{cut_line(line, MAX_LINE_CHARS)}")
+    for number, (line, length) in enumerate(lines, first):
+        out.append(f"{number:>{width}}\t{cut_line(line, MAX_LINE_CHARS, length)}")
     return "\n".join(out)
 
 
@@ -132,7 +128,10 @@ class ReadTool(BaseTool):
         path = args["path"]
         full = existing_file(path, ctx)
         size = full.stat().st_size
-        if is_binary(full):
+        with open(open_file(full), "rb") as file:
+            head = file.read(_SNIFF_BYTES)
+        codec = marked_codec(head)
+        if codec is None and b"\0" in head:
             raise ToolError(f"{path} is a binary file ({size} bytes); not shown")
         offset, limit = args.get("offset"), args.get("limit")
         if offset is None and limit is None and size > ctx.max_output_chars:
@@ -140,11 +139,12 @@ class ReadTool(BaseTool):
         first = offset if offset is not None else 1
         if first < 1 or (limit is not None and limit < 1):
             raise ToolError("offset and limit must be at least 1")
-        return ToolResult(self._lines(full, first, limit, ctx.max_output_chars))
+        encoding = codec.reader if codec is not None else "utf-8"
+        return ToolResult(self._lines(full, encoding, first, limit, ctx.max_output_chars))
 
     @staticmethod
     def _too_big(path: str, full: Path, size: int, budget: int) -> str:
-        total = _count_lines(full)
+        total = count_lines(full)
         # A range that fits: average line plus its number and tab, with a tenth to spare.
         per_line = size / max(total, 1) + NUMBER_ROOM
         per_call = max(1, int(budget * 0.9 / per_line))
@@ -154,33 +154,30 @@ class ReadTool(BaseTool):
         )
 
     @staticmethod
-    def _lines(full: Path, first: int, limit: int | None, budget: int) -> str:
-        wanted: list[str] = []
+    def _lines(full: Path, encoding: str, first: int, limit: int | None, budget: int) -> str:
+        wanted: list[tuple[str, int]] = []
         used, total, full_enough = 0, 0, False
-        with open(open_file(full), encoding="utf-8", errors="replace", newline="") as file:
-            # One pass: collect the range within the output budget, and count every line.
-            for total, line in enumerate(file, 1):
+        with open(open_file(full), encoding=encoding, errors="replace", newline="") as file:
+            # One pass: collect the range within the output budget, and count every line;
+            # each line is read in bounded pieces, so a huge one-line file costs no memory.
+            lines = bounded_lines(file, MAX_LINE_CHARS)
+            for total, (line, length) in enumerate(lines, 1):
                 if total < first or full_enough or len(wanted) == limit:
                     continue
-                used += min(len(line), MAX_LINE_CHARS) + NUMBER_ROOM
+                used += min(length + 1, MAX_LINE_CHARS) + NUMBER_ROOM
                 full_enough = used > budget and bool(wanted)
                 if not full_enough:
-                    wanted.append(line)
+                    wanted.append((line, length))
         if total == 0:
             return "(empty file)"
         if not wanted:
             raise ToolError(f"offset {first} is past the end ({total} lines)")
         last = first + len(wanted) - 1
-        text = numbered(wanted, first, len(str(last)))
+        text = _numbered(wanted, first, len(str(last)))
         if first == 1 and last == total:
             return text
         more = f"; next: offset={last + 1}" if last < total else ""
         return f"{text}\n[lines {first}-{last} of {total}{more}]"
-
-
-def _count_lines(full: Path) -> int:
-    with open(open_file(full), "rb") as file:
-        return sum(1 for _ in file)
 
 
 class WriteTool(BaseTool):
@@ -198,12 +195,20 @@ class WriteTool(BaseTool):
             raise ToolError(f"{path} is a directory")
         shown = shown_path(full, ctx)
         created = not full.exists()
-        before = "" if created or is_binary(full) else read_text(full, shown)
+        before, codec = "", UTF8
+        if not created:
+            refuse_special(full, path)
+            try:  # an existing text file keeps its encoding
+                before, codec = read_text(full, shown)
+            except ToolError:
+                pass  # binary or huge: replaced whole, its diff shown from empty
+        if codec.legacy:  # the whole content is new: written as UTF-8, shown as it was
+            before, codec = shown_text(before), UTF8
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
         counted = f"{lines} line{'' if lines == 1 else 's'}"
         if not created and before == content:  # said plainly: a model rewriting it is done
             return ToolResult(f"{shown} already holds this content ({counted}); nothing changed")
-        atomic_write(full, content)
+        atomic_write(full, content, codec, shown)
         verb = "created" if created else "wrote"
         return ToolResult(
             f"{verb} {shown} ({counted})" + syntax_note(shown, content),

@@ -1,12 +1,12 @@
 """Background commands for the bash tool: started, read later, stopped, all killed at shutdown.
 
-Each job runs in its own process group (so stopping it stops everything it started) and writes
-its merged output to a file in a private temporary directory; a read returns what is new.
+Each job runs in its own process group (so stopping it stops everything it started) and its
+merged output goes to a bounded log (``tools.joblog``) in a private temporary directory; a read
+returns what is new.
 """
 
 from __future__ import annotations
 
-import codecs
 import os
 import shutil
 import signal
@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.environment import command_env
-from tools.output import HeadTail
+from tools.joblog import JobLog
 from tools.sandbox import sandboxed
 from tools.tool import ToolError, ToolResult
 
-_CHUNK = 1 << 16
+# How long a read of an exited job waits for the last of its output to reach the log.
+DRAIN_GRACE_S = 1.0
 
 
 def kill_group(pgid: int) -> None:
@@ -37,12 +38,7 @@ class Job:
     id: int
     command: str
     process: subprocess.Popen[bytes]
-    log: Path
-    read_to: int = 0
-    # Stateful, so a character split across two reads is decoded whole.
-    decoder: codecs.IncrementalDecoder = field(
-        default_factory=lambda: codecs.getincrementaldecoder("utf-8")(errors="replace")
-    )
+    log: JobLog
 
 
 @dataclass
@@ -55,6 +51,7 @@ class _JobTable:
         for job in self.jobs.values():
             kill_group(job.process.pid)
             job.process.wait()
+            job.log.close()
         self.jobs.clear()
         if self.directory is not None:
             shutil.rmtree(self.directory, ignore_errors=True)
@@ -75,17 +72,23 @@ class BackgroundJobs:
             self._table.directory = Path(tempfile.mkdtemp(prefix="beecode-jobs-"))
         job_id = self._next_id
         self._next_id += 1
-        log = self._table.directory / f"{job_id}.log"
-        with log.open("wb") as sink:
+        read_end, write_end = os.pipe()
+        try:
             process = subprocess.Popen(
                 sandboxed(["bash", "-c", command], cwd, sandbox),
                 cwd=cwd,
                 env=command_env() if env is None else env,
                 stdin=subprocess.DEVNULL,
-                stdout=sink,
+                stdout=write_end,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
+        except BaseException:
+            os.close(read_end)
+            raise
+        finally:
+            os.close(write_end)  # the child holds its own copy
+        log = JobLog(self._table.directory / f"{job_id}.log", read_end)
         self._table.jobs[job_id] = Job(job_id, command, process, log)
         return ToolResult(
             f"started job {job_id} (pid {process.pid}); read it with job={job_id}, action=read",
@@ -95,7 +98,9 @@ class BackgroundJobs:
     def read(self, job_id: int, limit: int) -> ToolResult:
         job = self._job(job_id)
         exit_code = job.process.poll()
-        output = self._new_output(job, limit)
+        if exit_code is not None:
+            job.log.drain(DRAIN_GRACE_S)
+        output = job.log.read_new(limit)
         if exit_code is None:
             status = f"job {job_id} is running"
         else:
@@ -107,7 +112,8 @@ class BackgroundJobs:
         job = self._job(job_id)
         kill_group(job.process.pid)
         exit_code = job.process.wait()
-        output = self._new_output(job, limit)
+        job.log.drain(DRAIN_GRACE_S)
+        output = job.log.read_new(limit)
         self._forget(job)
         return self._result(job, f"{output}[job {job_id} stopped]", exit_code)
 
@@ -123,18 +129,7 @@ class BackgroundJobs:
 
     def _forget(self, job: Job) -> None:
         del self._table.jobs[job.id]
-        job.log.unlink(missing_ok=True)
-
-    @staticmethod
-    def _new_output(job: Job, limit: int) -> str:
-        capped = HeadTail(limit)
-        with job.log.open("rb") as log:
-            log.seek(job.read_to)
-            while chunk := log.read(_CHUNK):
-                job.read_to += len(chunk)
-                capped.feed(job.decoder.decode(chunk))
-        text = capped.text()
-        return text if not text or text.endswith("\n") else text + "\n"
+        job.log.close()
 
     @staticmethod
     def _result(job: Job, text: str, exit_code: int | None) -> ToolResult:

@@ -37,11 +37,13 @@ class HeadTail:
         return f"{self.head}\n... [{omitted} chars omitted] ...\n{tail}"
 
 
-def cut_line(text: str, limit: int) -> str:
-    """The first ``limit`` characters and a count of the rest (for one over-long line)."""
-    if len(text) <= limit:
+def cut_line(text: str, limit: int, length: int | None = None) -> str:
+    """The first ``limit`` characters and a count of the rest (for one over-long line);
+    ``length``: the line's full length when ``text`` is already only its start."""
+    length = len(text) if length is None else length
+    if length <= limit:
         return text
-    return f"{text[:limit]}... [{len(text) - limit} chars omitted]"
+    return f"{text[:limit]}... [{length - limit} chars omitted]"
 
 
 def cap_text(text: str, limit: int) -> str:

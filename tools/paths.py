@@ -11,12 +11,20 @@ class PathOutsideWorkspace(ToolError):
     pass
 
 
+def expanded(path: str | Path) -> Path:
+    """``~`` expanded; a ``~user`` that does not exist stays as written (the tools refuse it)."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        return Path(path)
+
+
 def resolve_in_workspace(path: str, ctx: ToolContext) -> Path:
     """The absolute path, with symlinks and ``..`` resolved; refused when it leaves the roots."""
-    given = Path(path).expanduser()
     try:
+        given = Path(path).expanduser()
         full = (given if given.is_absolute() else ctx.workspace / given).resolve()
-    except (ValueError, RuntimeError) as error:  # NUL byte in the path; a symlink loop
+    except (ValueError, RuntimeError) as error:  # NUL byte; a symlink loop; ~nosuchuser
         raise ToolError(f"bad path {path!r}: {error}") from error
     roots = [ctx.workspace.resolve(), *(root.resolve() for root in ctx.extra_roots)]
     if not any(full.is_relative_to(root) for root in roots):

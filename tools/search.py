@@ -6,11 +6,14 @@ import asyncio
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tools.filelist import glob_matcher, listed_files
-from tools.files import is_binary
+from tools.files import is_binary, refuse_special
+from tools.lines import bounded_lines
+from tools.nofollow import open_file
 from tools.output import cap_text, cut_line
 from tools.paths import resolve_in_workspace, shown_path
 from tools.tool import BOOL, STR, BaseTool, ToolContext, ToolError, ToolResult, params
@@ -33,6 +36,8 @@ class _SearchTool(BaseTool):
         base = resolve_in_workspace(path, ctx)
         if not base.exists():
             raise ToolError(f"no such file or directory: {path}")
+        if not base.is_dir():
+            refuse_special(base, path)
         return base
 
 
@@ -73,34 +78,59 @@ class GrepTool(_SearchTool):
             f"{shown_path(root / name, ctx)}:{number}:{cut_line(text, MAX_MATCH_CHARS)}"
             for name, number, text in sorted(found)
         ]
-        return ToolResult(cap_text(_capped_lines(lines, "matches"), ctx.max_output_chars))
+        shown = _capped_lines(lines, "matches", counted=False)
+        return ToolResult(cap_text(shown, ctx.max_output_chars))
 
 
 Match = tuple[str, int, str]
+# Collecting stops one past the cap: enough to say there is more, never the 2M-th match.
+COLLECT = MAX_RESULTS + 1
+# A match's line is searched and kept up to this many characters (a 1 GB minified line costs
+# one buffer); the shown text is cut further, at MAX_MATCH_CHARS.
+MAX_LINE_CHARS = 1 << 20
 
 
 def _ripgrep_search(base: Path, args: dict[str, Any], rg: str) -> list[Match]:
     argv = [rg, "--no-heading", "--with-filename", "--line-number", "--null", "--color=never"]
-    argv += ["--hidden", "--glob=!.git", "--no-config"]
+    # Sorted by path, so the first matches found are the first shown, as in the fallback.
+    argv += ["--hidden", "--glob=!.git", "--no-config", "--sort=path"]
     if args.get("ignore_case", False):
         argv.append("--ignore-case")
     if "glob" in args:
         argv += ["--glob", args["glob"]]
     root, target = (base, ".") if base.is_dir() else (base.parent, base.name)
-    done = subprocess.run(
-        [*argv, "--regexp", args["pattern"], "--", target],
-        cwd=root,
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-    )
-    if done.returncode == 2 and not done.stdout:
-        raise ToolError("grep: " + done.stderr.decode(errors="replace").strip())
-    found = []
-    for line in done.stdout.decode(errors="replace").splitlines():
-        name, _, rest = line.partition("\0")
-        number, _, text = rest.partition(":")
-        found.append((name.removeprefix("./"), int(number), text))
+    # Errors go to a file: a full stderr pipe nobody reads would stall rg.
+    with (
+        tempfile.TemporaryFile() as errors,
+        subprocess.Popen(
+            [*argv, "--regexp", args["pattern"], "--", target],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        ) as search,
+    ):
+        assert search.stdout is not None
+        found: list[Match] = []
+        while len(found) < COLLECT and (line := _bounded_line(search.stdout)):
+            name, _, rest = line.decode(errors="replace").partition("\0")
+            number, _, text = rest.partition(":")
+            found.append((name.removeprefix("./"), int(number), text.rstrip("\r\n")))
+        search.kill()  # done collecting: the rest of the matches are never produced
+        search.wait()
+        errors.seek(0)
+        problem = errors.read(4096)
+    if not found and search.returncode == 2:
+        raise ToolError("grep: " + problem.decode(errors="replace").strip())
     return found
+
+
+def _bounded_line(pipe: IO[bytes]) -> bytes:
+    """The next line, of which at most MAX_LINE_CHARS bytes are kept; b"" at the end."""
+    line = piece = pipe.readline(MAX_LINE_CHARS)
+    while piece and not piece.endswith(b"\n"):
+        piece = pipe.readline(1 << 16)
+    return line
 
 
 def _python_search(base: Path, args: dict[str, Any], _rg: str) -> list[Match]:
@@ -116,27 +146,36 @@ def _python_search(base: Path, args: dict[str, Any], _rg: str) -> list[Match]:
     if "glob" in args:
         matches = glob_matcher(args["glob"])
         names = [name for name in names if matches(name)]
-    found = []
-    for name in names:
+    found: list[Match] = []
+    for name in names:  # sorted, so stopping at the cap keeps the first matches
         if not (root / name).resolve().is_relative_to(root):
             continue  # a symlink out of the searched tree: rg does not follow links either
         try:
-            found += _matches_in(root / name, name, regex)
+            found += _matches_in(root / name, name, regex, COLLECT - len(found))
         except OSError:  # unreadable or vanished: skipped, as rg does
             continue
+        if len(found) >= COLLECT:
+            break
     return found
 
 
-def _matches_in(path: Path, name: str, regex: re.Pattern[str]) -> list[Match]:
-    if is_binary(path):
+def _matches_in(path: Path, name: str, regex: re.Pattern[str], most: int) -> list[Match]:
+    if not path.is_file() or is_binary(path):  # a FIFO would block; rg skips them too
         return []
-    with path.open(encoding="utf-8", errors="replace") as file:
-        lines = (line.rstrip("\r\n") for line in file)
-        return [(name, number, line) for number, line in enumerate(lines, 1) if regex.search(line)]
+    found = []
+    with open(open_file(path), encoding="utf-8", errors="replace", newline="") as file:
+        for number, (line, _) in enumerate(bounded_lines(file, MAX_LINE_CHARS), 1):
+            if regex.search(line):
+                found.append((name, number, line))
+                if len(found) == most:
+                    break
+    return found
 
 
-def _capped_lines(lines: list[str], what: str) -> str:
+def _capped_lines(lines: list[str], what: str, counted: bool = True) -> str:
+    """At most MAX_RESULTS lines; ``counted`` when ``lines`` holds all of them (glob), not just
+    one past the cap (grep stops collecting there)."""
     if len(lines) <= MAX_RESULTS:
         return "\n".join(lines)
-    more = len(lines) - MAX_RESULTS
-    return "\n".join(lines[:MAX_RESULTS]) + f"\n... [{more} more {what}; narrow the search]"
+    more = f"{len(lines) - MAX_RESULTS} more" if counted else "more"
+    return "\n".join(lines[:MAX_RESULTS]) + f"\n... [{more} {what}; narrow the search]"

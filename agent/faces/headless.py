@@ -176,6 +176,10 @@ def run_agent(
 ) -> int:
     """Run one task on a connected agent and render it; returns the exit status."""
     face = HeadlessFace(output_format, out, err)
-    finished = asyncio.run(_run(agent, task, face))
+    try:
+        finished = asyncio.run(_run(agent, task, face))
+    except SessionError as e:  # the task's first record could not be written (disk full)
+        print(f"beecode: {e}", file=err)
+        return 1
     face.finish(finished, session_id)
     return EXIT[finished.stop_reason]

@@ -29,7 +29,7 @@ from agent.loop.events import ErrorEvent, EventSink, Notice, RequestStats, StepS
 from agent.model.endpoint import ChatModel, ContextOverflow, ModelError
 from agent.model.reply import Call, Reply, collect
 from agent.permissions.rules import Permissions
-from agent.sessions.store import Session
+from agent.sessions.store import Session, SessionError
 from agent.steps.constrained import step_policy
 from agent.steps.habits import ReadLedger
 from agent.steps.policy import Step
@@ -137,7 +137,7 @@ class Agent:
         except _Stop as stop:
             turn.emit(Notice(str(stop), "warning"))
             return TurnFinished(turn.stats, stop.reason, str(stop))
-        except ModelError as e:
+        except (ModelError, SessionError) as e:  # SessionError: the disk is full, say
             turn.emit(ErrorEvent(str(e)))
             return TurnFinished(turn.stats, "error", str(e))
 

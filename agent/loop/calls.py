@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent.checkpoints.hook import checkpoint_refusal
 from agent.loop.events import (
     EventSink,
     PermissionDecision,
@@ -26,6 +27,7 @@ from agent.model.reply import Call
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
 from tools.files import small_text, unified_diff
+from tools.paths import expanded
 from tools.registry import ToolRegistry
 from tools.tool import Tool, ToolContext, ToolResult
 
@@ -67,7 +69,11 @@ class CallRunner:
                 reads.append((call, tool))
             else:
                 await flush()
-                record(call, await self._execute(call, tool, emit))
+                label = f"{call.name} {tool.subject(self._args(call))}"
+                if problem := checkpoint_refusal(self.session, self.ctx.workspace, label, emit):
+                    record(call, _refuse(call, problem, emit))
+                else:
+                    record(call, await self._execute(call, tool, emit))
         await flush()
 
     @staticmethod
@@ -143,7 +149,7 @@ def preview(args: dict[str, Any], workspace: Path) -> str:
     old, new = _text_arg(args, "old"), _text_arg(args, "new")
     path = args.get("path")
     if isinstance(path, str):
-        full = workspace / Path(path).expanduser()
+        full = workspace / expanded(path)
         before = small_text(full, PREVIEW_MAX_BYTES)
         after = args.get("content") if isinstance(args.get("content"), str) else None
         if after is None and before and old and new is not None and old in before:

@@ -10,14 +10,15 @@ a prompt larger than the context becomes ``ContextOverflow`` so the loop can com
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import httpx2  # the openai SDK's HTTP transport: its errors reach us mid-stream unwrapped
 import openai
 
 from agent.loop.events import RequestStats
+from agent.model.stats import UNUSABLE_STATS, StreamClock, turn_stats
 from server.client import openai_base_url
 
 
@@ -92,61 +93,6 @@ class ChatModel(Protocol):
         ...
 
 
-class _Clock:
-    """Client-side figures for endpoints that send no ``timings``."""
-
-    def __init__(self) -> None:
-        self.start = time.monotonic()
-        self.first: float | None = None
-        self.last: float | None = None
-        self.deltas = 0
-
-    def tick(self) -> None:
-        now = time.monotonic()
-        self.first = self.first if self.first is not None else now
-        self.last = now
-        self.deltas += 1
-
-    def wall(self) -> float:
-        return time.monotonic() - self.start
-
-
-def turn_stats(
-    timings: dict[str, Any] | None, usage: dict[str, Any] | None, clock: _Clock
-) -> RequestStats:
-    """Stats from the server's ``timings`` (source "server") or from usage and the clock."""
-    if timings:
-        draft_n = timings.get("draft_n")
-        return RequestStats(
-            source="server",
-            decode_tok_s=float(timings.get("predicted_per_second") or 0.0),
-            predicted_n=int(timings.get("predicted_n") or 0),
-            prompt_n=int(timings.get("prompt_n") or 0),
-            cache_n=int(timings.get("cache_n") or 0),
-            draft_n=int(draft_n) if draft_n is not None else None,
-            draft_accepted=int(timings.get("draft_n_accepted") or 0)
-            if draft_n is not None
-            else None,
-            wall_s=clock.wall(),
-        )
-    usage = usage or {}
-    details = usage.get("prompt_tokens_details") or {}
-    cached = int(details.get("cached_tokens") or 0)
-    predicted = int(usage.get("completion_tokens") or clock.deltas)
-    span = (clock.last - clock.first) if clock.first is not None and clock.last is not None else 0.0
-    return RequestStats(
-        source="client",
-        # The first token is free (it ends the prefill), so the rate counts the ones after it.
-        decode_tok_s=(predicted - 1) / span if span > 0 and predicted > 1 else 0.0,
-        predicted_n=predicted,
-        prompt_n=max(int(usage.get("prompt_tokens") or 0) - cached, 0),
-        cache_n=cached,
-        draft_n=None,
-        draft_accepted=None,
-        wall_s=clock.wall(),
-    )
-
-
 def _error(body: object, fallback: str) -> ModelError:
     """llama-server's ``{"error": {"code", "message", "type"}}`` as a typed one-line error."""
     err = body.get("error", body) if isinstance(body, dict) else None
@@ -179,11 +125,17 @@ class OpenAIChatModel:
         top_p: float | None = None,
         top_k: int | None = None,
         max_tokens: int = 4096,
+        stall_s: float = 3600.0,
     ) -> None:
+        """``stall_s``: the longest wait for the next byte (a prefill sends none) before the
+        request fails as stalled."""
         self.base_url = openai_base_url(base_url)
         # Local servers ignore the key, but the SDK insists on one.
         self._client = openai.AsyncOpenAI(
-            base_url=self.base_url, api_key=api_key or "none", max_retries=0, timeout=3600
+            base_url=self.base_url,
+            api_key=api_key or "none",
+            max_retries=0,
+            timeout=openai.Timeout(3600, read=stall_s),
         )
         self._model = model or "local"
         self._sampling: dict[str, Any] = {
@@ -221,7 +173,7 @@ class OpenAIChatModel:
         *,
         reply_format: ReplyFormat = FREE,
     ) -> AsyncIterator[ModelChunk]:
-        clock = _Clock()
+        clock = StreamClock()
         finish: str | None = None
         timings: dict[str, Any] | None = None
         usage: dict[str, Any] | None = None
@@ -234,11 +186,12 @@ class OpenAIChatModel:
                 **request
             ) as response:
                 async for data in _sse_objects(response.iter_lines()):
-                    timings = data.get("timings") or timings
-                    usage = data.get("usage") or usage
-                    for choice in data.get("choices") or []:
+                    # Fields of the wrong shape (a server bug, a proxy) are ignored, not fatal.
+                    timings = _dict(data.get("timings")) or timings
+                    usage = _dict(data.get("usage")) or usage
+                    for choice in _dicts(data.get("choices")):
                         finish = choice.get("finish_reason") or finish
-                        for piece in _pieces(choice.get("delta") or {}):
+                        for piece in _pieces(_dict(choice.get("delta"))):
                             clock.tick()
                             yield piece
         except openai.APIConnectionError as e:
@@ -246,7 +199,14 @@ class OpenAIChatModel:
         except openai.APIError as e:
             # HTTP errors: the SDK hands over the inner error object as the body.
             raise _error(e.body, e.message) from None
-        yield StreamEnd(finish, turn_stats(timings, usage, clock))
+        except httpx2.TransportError as e:  # cut mid-stream, or no byte for stall_s
+            what = "stalled" if isinstance(e, httpx2.TimeoutException) else "was cut"
+            raise ModelError(f"the model server's reply {what}: {type(e).__name__}") from None
+        try:
+            stats = turn_stats(timings, usage, clock)
+        except UNUSABLE_STATS:  # odd values in timings or usage: measure instead
+            stats = turn_stats(None, None, clock)
+        yield StreamEnd(finish, stats)
 
 
 async def _sse_objects(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:
@@ -270,18 +230,27 @@ async def _sse_objects(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any
 
 def _pieces(delta: dict[str, Any]) -> list[ModelChunk]:
     pieces: list[ModelChunk] = []
-    if delta.get("reasoning_content"):
+    if isinstance(delta.get("reasoning_content"), str) and delta["reasoning_content"]:
         pieces.append(ReasoningPiece(delta["reasoning_content"]))
-    if delta.get("content"):
+    if isinstance(delta.get("content"), str) and delta["content"]:
         pieces.append(TextPiece(delta["content"]))
-    for call in delta.get("tool_calls") or []:
-        function = call.get("function") or {}
+    for call in _dicts(delta.get("tool_calls")):
+        function = _dict(call.get("function"))
+        index, name, arguments = call.get("index"), function.get("name"), function.get("arguments")
         pieces.append(
             CallPiece(
-                index=int(call.get("index") or 0),
-                id=call.get("id"),
-                name=function.get("name"),
-                arguments=function.get("arguments") or "",
+                index=index if isinstance(index, int) else 0,
+                id=call.get("id") if isinstance(call.get("id"), str) else None,
+                name=name if isinstance(name, str) else None,
+                arguments=arguments if isinstance(arguments, str) else "",
             )
         )
     return pieces
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []

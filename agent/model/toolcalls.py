@@ -17,6 +17,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from tools.argument_limits import argument_problem
+
 NAME_KEYS = ("name", "tool", "function")
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
 
@@ -38,6 +40,8 @@ def loads_lenient(raw: str) -> Any:
     """``json.loads`` after repairing what small models get wrong; ``ValueError`` if still bad."""
     try:
         return json.loads(raw)
+    except RecursionError:  # nested past the parser's limit: bad input, not a crash
+        raise ValueError("nested too deeply") from None
     except json.JSONDecodeError as first:
         try:
             return json.loads(_repair(raw))
@@ -59,7 +63,8 @@ def parse_arguments(raw: str | dict[str, Any] | None) -> tuple[dict[str, Any] | 
         return None, f"arguments are not valid JSON ({e})"
     if not isinstance(value, dict):
         return None, f"arguments must be a JSON object, got {type(value).__name__}"
-    return value, None
+    problem = argument_problem(value)
+    return (value, None) if problem is None else (None, problem)
 
 
 def call_from_object(obj: Any, tool_names: Collection[str] | None = None) -> ParsedCall | None:

@@ -25,6 +25,7 @@ from typing import Literal, get_args
 from agent.config import Mode, split_rule
 from agent.permissions.globs import path_rule_matches
 from agent.permissions.shell import EVAL_LIKE, INTERPRETERS, SHELLS, WRAPPERS, Judgement, judge
+from tools.paths import expanded
 from tools.tool import Kind
 
 Verdict = Literal["allow", "deny", "ask"]
@@ -193,7 +194,7 @@ class Permissions:
         return any(part.lower() == ".git" for part in (*given, *resolved))
 
     def _resolve(self, path: str | Path) -> Path:
-        return (self.workspace / Path(path).expanduser()).resolve()
+        return (self.workspace / expanded(path)).resolve()
 
     def _forms(self, path: str | Path, text: str | None = None) -> PathForms:
         """A path relative to the workspace (None outside it) and absolute, symlinks resolved."""

@@ -80,6 +80,8 @@ class Runtime:
             if mcp is not None and not reuse:
                 mcp.close()
             raise
+        for note in agent.session.skipped:  # misshapen session lines left out on resume
+            progress("step", f"session {agent.session.id}: {note}")
         if self.mcp is not None and not reuse:
             self.mcp.close()  # the previous agent's servers: the face swaps to the new agent now
         if self.agent is not None:

@@ -21,10 +21,17 @@ from typing import Any
 
 from agent.context.mentions import typed_part
 from agent.sessions.redact import redact
+from agent.sessions.replay import INTERRUPTED as INTERRUPTED  # re-exported: callers' name
+from agent.sessions.replay import (
+    message_of,
+    placed_records,
+    read_records,
+    repair_tool_calls,
+    replay,
+)
 from server.paths import data_dir
 
 _ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
-INTERRUPTED = "interrupted: the session ended before this call finished; its effects are unknown"
 _TITLE_CHARS = 60
 
 
@@ -60,26 +67,16 @@ def _beecode_version() -> str:
         return "unknown"
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """Every complete record of a session file; torn or garbled lines are skipped."""
-    records = []
-    with path.open("rb") as file:
-        for line in file:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
-                records.append(record)
-    return records
-
-
 class Session:
     def __init__(self, session_id: str, path: Path, workspace: Path) -> None:
         self.id = session_id
         self.path = path
         self.workspace = workspace
         self._checked_tail = False
+        self.skipped: list[str] = []  # why messages() left records out, for the faces to show
+        # Where the latest user message's record starts in the file: names the turn for
+        # checkpoints, and is where /rewind cuts the conversation back to.
+        self.turn_mark: int | None = None
 
     @classmethod
     def create(cls, workspace: Path) -> Session:
@@ -128,8 +125,7 @@ class Session:
         if "type" not in record:
             raise ValueError("a session record needs a type")
         # Secrets never reach the disk: by pattern and by the values kept from commands' env.
-        line = json.dumps(redact({**record, "ts": record.get("ts") or _now()}), ensure_ascii=False)
-        data = line.encode() + b"\n"
+        data = _encoded(redact({**record, "ts": record.get("ts") or _now()})) + b"\n"
         if not self._checked_tail:
             # A kill mid-write leaves a line without its newline; start on a fresh line so the
             # torn record stays one skipped line instead of corrupting this one.
@@ -139,6 +135,8 @@ class Session:
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
+                if _is_user_message(record):
+                    self.turn_mark = os.fstat(fd).st_size + data.startswith(b"\n")
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
@@ -152,13 +150,11 @@ class Session:
         self.append({"type": "message", "message": message})
 
     def messages(self) -> list[dict[str, Any]]:
-        """The OpenAI history: messages in order, restarted at each compaction, repaired."""
-        history: list[dict[str, Any]] = []
-        for record in read_records(self.path):
-            if record.get("type") == "compaction" and isinstance(record.get("messages"), list):
-                history = [m for m in record["messages"] if isinstance(m, dict)]
-            elif (message := message_of(record)) is not None:
-                history.append(message)
+        """The OpenAI history: messages in order, restarted at each compaction, repaired.
+        Messages of the wrong shape are left out; ``skipped`` says which and why."""
+        notes: dict[str, None] = {}
+        history = replay(placed_records(self.path), notes)
+        self.skipped = list(notes)
         return repair_tool_calls(history)
 
     def _ends_with_newline(self) -> bool:
@@ -166,45 +162,28 @@ class Session:
             file.seek(-1, os.SEEK_END)
             return file.read(1) == b"\n"
 
+    def rewind(self, mark: int) -> None:
+        """Cut the conversation back to before the record at byte ``mark`` (a turn's user
+        message): recorded, so a resume sees the cut history too; nothing is deleted."""
+        self.append({"type": "rewind", "to": mark})
 
-def message_of(record: dict[str, Any]) -> dict[str, Any] | None:
-    """The chat message a "message" record holds (also accepts the message's fields inline)."""
-    if record.get("type") != "message":
-        return None
+
+def _is_user_message(record: dict[str, Any]) -> bool:
     message = record.get("message")
-    if isinstance(message, dict):
-        return message
-    inline = {k: v for k, v in record.items() if k not in ("type", "ts")}
-    return inline if "role" in inline else None
+    return (
+        record["type"] == "message" and isinstance(message, dict) and message.get("role") == "user"
+    )
 
 
-def repair_tool_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Make the history valid for the server after a kill or cancel mid-turn.
-
-    Every assistant tool call gets its result right after the assistant message: results that
-    never came are completed with the same fixed "interrupted" text (byte-stable, so the prompt
-    cache still matches on the next rebuild); tool results that answer no call are dropped.
-    """
-    repaired: list[dict[str, Any]] = []
-    index = 0
-    while index < len(history):
-        message = history[index]
-        index += 1
-        if message.get("role") == "tool":
-            continue  # an orphan: its call was already answered or never made
-        repaired.append(message)
-        calls = [c.get("id") for c in message.get("tool_calls") or [] if isinstance(c, dict)]
-        if message.get("role") != "assistant" or not calls:
-            continue
-        results: dict[Any, dict[str, Any]] = {}
-        while index < len(history) and history[index].get("role") == "tool":
-            result = history[index]
-            results.setdefault(result.get("tool_call_id"), result)
-            index += 1
-        for call_id in calls:
-            missing = {"role": "tool", "tool_call_id": call_id, "content": INTERRUPTED}
-            repaired.append(results.get(call_id, missing))
-    return repaired
+def _encoded(record: dict[str, Any]) -> bytes:
+    """One JSON line; text that is not valid Unicode (a lone surrogate from a file name) is
+    written escaped, so the record survives instead of failing the write."""
+    try:
+        return json.dumps(record, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return json.dumps(record).encode()
+    except (ValueError, RecursionError) as err:  # a circular or absurdly deep record
+        raise SessionError(f"cannot record a {record.get('type')} record: {err}") from None
 
 
 def _meta(path: Path) -> dict[str, Any] | None:

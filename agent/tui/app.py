@@ -25,7 +25,7 @@ from agent.tui import commands
 from agent.tui.history import PromptHistory
 from agent.tui.screens.main import MainScreen
 from agent.tui.slash import SlashCommands
-from agent.tui.undo import FileUndo
+from agent.tui.undo import CheckpointUndo
 from agent.tui.widgets.prompt import Prompt
 from agent.tui.widgets.server_panel import ServerPanel
 
@@ -58,7 +58,7 @@ class BeeApp(App[None]):
         self._progress: dict[str, str] = {}  # a start or restart in progress: key -> line
         self._panel_for_progress = False  # the server panel was opened to show that progress
         self._polled: ServerView | None = None
-        self.main = MainScreen(FileUndo(backend.workspace), PromptHistory(history_path))
+        self.main = MainScreen(CheckpointUndo(backend.workspace), PromptHistory(history_path))
         self.slash = SlashCommands(self)
 
     def on_mount(self) -> None:

@@ -17,6 +17,7 @@ from agent.tui import commands
 from agent.tui import format as fmt
 from agent.tui.gitdiff import NotARepository, uncommitted
 from agent.tui.screens.info import PickScreen, TableScreen, TextScreen
+from agent.tui.undo import steps_of
 from agent.tui.widgets.blocks import diff_content
 
 if TYPE_CHECKING:
@@ -165,16 +166,32 @@ class SlashCommands:
         self.app.notify(f"Permission mode: {mode}")
 
     async def cmd_undo(self, arg: str) -> None:
-        if not await self._idle("undo"):
+        await self._checkpoint("undo", arg, lambda steps: self.app.main.undo.undo(steps))
+
+    async def cmd_redo(self, arg: str) -> None:
+        await self._checkpoint("redo", "", lambda _steps: self.app.main.undo.redo())
+
+    async def cmd_rewind(self, arg: str) -> None:
+        core = self.app.core
+        if core is None:
+            await self.note("/rewind: not connected yet", "warning")
             return
-        restored, skipped = self.app.main.undo.undo()
-        if not restored and not skipped:
-            await self.note("nothing to undo (changes made by bash are not tracked)")
+        messages = core.agent.messages
+        await self._checkpoint(
+            "rewind", arg, lambda n: self.app.main.undo.rewind(n, core.session_id, messages)
+        )
+
+    async def _checkpoint(
+        self, name: str, arg: str, action: Callable[[int], tuple[str, bool]]
+    ) -> None:
+        if not await self._idle(name):
             return
-        if restored:
-            await self.note(f"restored {', '.join(restored)} (bash changes are not reverted)")
-        if skipped:
-            await self.note(f"could not restore {', '.join(skipped)}: no snapshot", "warning")
+        steps = steps_of(arg)
+        if steps is None:
+            await self.note(f"/{name}: N must be a positive number, got {arg!r}", "warning")
+            return
+        line, worked = await asyncio.to_thread(action, steps)
+        await self.note(line if worked else f"/{name}: {line}", "info" if worked else "warning")
 
     async def cmd_diff(self, arg: str) -> None:
         async def job() -> None:

@@ -1,76 +1,44 @@
-"""/undo: file contents from before a turn's edits, restored on request.
-
-A write or edit call is snapshotted when it starts (before the tool runs, since the agent emits
-``ToolCallStarted`` first) and counted as a change when it finishes without error. Changes made by
-bash commands are not tracked; /undo says so.
-"""
+"""/undo, /redo and /rewind: the workspace's checkpoints (``agent.checkpoints``), which the loop
+takes before each turn's first change, whatever made it (write, edit, bash, git). They live on
+disk, so they survive quitting, resuming and a crash. Every method blocks (git): run it in a
+worker thread."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from agent.loop.events import ToolCallFinished, ToolCallStarted
-
-FILE_TOOLS = ("write", "edit")
-
-
-@dataclass
-class _Turn:
-    before: dict[Path, bytes | None] = field(default_factory=dict)  # None: the file did not exist
-    changed: set[Path] = field(default_factory=set)
+from agent.checkpoints.rewind import rewind
+from agent.checkpoints.shadow import CheckpointError
+from agent.checkpoints.store import Checkpoints, describe
 
 
-class FileUndo:
+class CheckpointUndo:
     def __init__(self, workspace: Path) -> None:
         self.workspace = workspace.resolve()
-        self._current = _Turn()
-        self._last: _Turn | None = None  # the last turn that changed files
 
-    def _resolve(self, path: str) -> Path:
-        return (self.workspace / path).resolve()
+    def undo(self, steps: int) -> tuple[str, bool]:
+        """(the line to show, whether it worked)."""
+        return _tried(lambda: describe(Checkpoints(self.workspace).undo(steps)))
 
-    def tool_started(self, call: ToolCallStarted) -> None:
-        path = call.arguments.get("path")
-        if call.name not in FILE_TOOLS or not isinstance(path, str):
-            return
-        target = self._resolve(path)
-        if target not in self._current.before:
-            self._current.before[target] = target.read_bytes() if target.is_file() else None
+    def redo(self) -> tuple[str, bool]:
+        return _tried(lambda: describe(Checkpoints(self.workspace).redo()))
 
-    def tool_finished(self, done: ToolCallFinished) -> None:
-        path = done.meta.get("path")
-        if done.name in FILE_TOOLS and not done.is_error and isinstance(path, str):
-            self._current.changed.add(self._resolve(path))
+    def rewind(
+        self, steps: int, session_id: str | None, messages: list[dict[str, Any]]
+    ) -> tuple[str, bool]:
+        return _tried(lambda: rewind(self.workspace, session_id, messages, steps))
 
-    def end_turn(self) -> None:
-        if self._current.changed:
-            self._last = self._current
-        self._current = _Turn()
 
-    def undo(self) -> tuple[list[str], list[str]]:
-        """Restore the last changed turn's files: (restored paths, changed paths without a
-        snapshot, left as they are)."""
-        turn, self._last = self._last, None
-        if turn is None:
-            return [], []
-        restored: list[str] = []
-        skipped: list[str] = []
-        for path in sorted(turn.changed):
-            if path not in turn.before:
-                skipped.append(self._show(path))
-                continue
-            content = turn.before[path]
-            if content is None:
-                path.unlink(missing_ok=True)
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(content)
-            restored.append(self._show(path))
-        return restored, skipped
+def steps_of(arg: str) -> int | None:
+    """The N of ``/undo N``: 1 when absent, None when not a positive number."""
+    if not arg.strip():
+        return 1
+    return int(arg) if arg.strip().isdigit() and int(arg) > 0 else None
 
-    def _show(self, path: Path) -> str:
-        try:
-            return str(path.relative_to(self.workspace))
-        except ValueError:
-            return str(path)
+
+def _tried(action: Any) -> tuple[str, bool]:
+    try:
+        return str(action()), True
+    except CheckpointError as error:
+        return str(error), False

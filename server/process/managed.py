@@ -48,6 +48,10 @@ class ManagedServer:
     backoff_max_s = 30.0
     max_restarts = 5  # consecutive crashes; a run that stayed healthy for stable_s resets the count
     stable_s = 60.0
+    # While up, /health is probed: a server that stops answering (hung, not dead) is killed
+    # after this many unanswered probes in a row, and the monitor restarts it.
+    probe_every_s = 10.0
+    probe_misses = 3
 
     def __init__(
         self,
@@ -73,6 +77,7 @@ class ManagedServer:
         self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._monitor: threading.Thread | None = None
+        self._up = threading.Event()  # healthy and not being restarted: probes count
 
     @property
     def url(self) -> str:
@@ -103,11 +108,13 @@ class ManagedServer:
             raise
         atexit.register(self.stop)
         self._changed("healthy")
+        self._up.set()
         if self.restart:
             self._monitor = threading.Thread(
                 target=self._watch, name="llama-server-monitor", daemon=True
             )
             self._monitor.start()
+            threading.Thread(target=self._probe, name="llama-server-probe", daemon=True).start()
 
     def request_stop(self) -> None:
         """Ask a start or restart in progress to give up (safe from a signal handler)."""
@@ -181,6 +188,7 @@ class ManagedServer:
             proc = self._proc
             assert proc is not None
             code = proc.wait()
+            self._up.clear()
             if self._stopping.is_set():
                 return
             crashes = 1 if time.monotonic() - self._started_at > self.stable_s else crashes + 1
@@ -209,3 +217,19 @@ class ManagedServer:
                 self._kill()
                 continue
             self._changed("healthy")
+            self._up.set()
+
+    def _probe(self) -> None:
+        misses = 0
+        while not self._stopping.wait(self.probe_every_s):
+            proc = self._proc
+            if not self._up.is_set() or proc is None:
+                misses = 0
+                continue
+            answered = health(self.url, timeout_s=max(self.probe_every_s, 1.0)) is not None
+            misses = 0 if answered else misses + 1
+            if misses >= self.probe_misses and self._up.is_set() and proc is self._proc:
+                self._note(f"llama-server did not answer {misses} health probes; restarting it")
+                self._up.clear()
+                kill_group(proc.pid)  # the monitor sees it exit and restarts it
+                misses = 0

@@ -11,6 +11,7 @@ from agent.context.memory import memory_files, project_memory
 from tools.files import ReadTool, WriteTool, atomic_write, read_text
 from tools.paths import resolve_in_workspace
 from tools.search import GrepTool
+from tools.textcodec import UTF8
 from tools.tool import ToolContext, ToolError
 
 
@@ -40,14 +41,14 @@ def test_write_after_the_directory_is_swapped_for_a_link(ws: Path, outside: Path
     full = resolve_in_workspace("dir/new.txt", ToolContext(workspace=ws))
     swap_for_link(ws / "dir", outside)
     with pytest.raises(ToolError, match="symlink"):
-        atomic_write(full, "pwned\n")
+        atomic_write(full, "pwned\n", UTF8, "x")
     assert sorted(p.name for p in outside.iterdir()) == ["credentials"]
 
 
 def test_overwrite_after_the_file_is_swapped_for_a_link(ws: Path, outside: Path) -> None:
     full = resolve_in_workspace("dir/a.txt", ToolContext(workspace=ws))
     swap_for_link(full, outside / "credentials")
-    atomic_write(full, "new\n")  # replaces the link itself, never what it points to
+    atomic_write(full, "new\n", UTF8, "x")  # replaces the link itself, never what it points to
     assert (outside / "credentials").read_text().startswith("aws_secret")
     assert not full.is_symlink() and full.read_text() == "new\n"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from server.process.pids import alive
 from tests.tools.processes import wait_for_file, wait_until_dead
 from tools.bash import BashTool
+from tools.joblog import LOG_CAP_BYTES, JobLog
 from tools.tool import ToolContext
 
 # Writes the pid of a long-running child, then waits on a second one: a process tree to kill.
@@ -122,7 +124,7 @@ async def test_background_job_start_read_and_finish(bash: BashTool, ctx: ToolCon
 
 
 def wait_for_log_line(bash: BashTool, job_id: int) -> None:
-    wait_for_file(bash.jobs._table.jobs[job_id].log)
+    wait_for_file(bash.jobs._table.jobs[job_id].log.path)
 
 
 async def test_background_stop_kills_the_group(bash: BashTool, ctx: ToolContext) -> None:
@@ -161,3 +163,30 @@ async def test_bad_arguments_are_reported(
     result = await bash.run(args, ctx)
     assert result.is_error
     assert result.output == message
+
+
+async def test_an_endless_background_job_keeps_a_bounded_log(
+    bash: BashTool, ctx: ToolContext
+) -> None:
+    await bash.run({"command": "yes", "background": True}, ctx)
+    log = bash.jobs._table.jobs[1].log
+    # Far past the cap: the log was cut at least twice by the time this much was written.
+    written = await asyncio.to_thread(wait_for_cuts, log, 3 * LOG_CAP_BYTES)
+    assert log.size() <= LOG_CAP_BYTES + (1 << 16)
+    first = await bash.run({"job": 1}, ctx)
+    assert (
+        first.output.startswith("[")
+        and "bytes of output were cut from the log here]" in first.output
+    )
+    assert first.output.endswith("y\n[job 1 is running]")
+    assert len(first.output) <= ctx.max_output_chars + 100
+    stopped = await bash.run({"job": 1, "action": "stop"}, ctx)
+    assert stopped.output.endswith("[job 1 stopped]") and written > 3 * LOG_CAP_BYTES
+
+
+def wait_for_cuts(log: JobLog, total: int, within_s: float = 60.0) -> int:
+    deadline = time.monotonic() + within_s
+    while log.cut + log.size() < total:
+        assert time.monotonic() < deadline, "yes wrote too little"
+        time.sleep(0.02)
+    return log.cut + log.size()

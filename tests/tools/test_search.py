@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import tracemalloc
 from pathlib import Path
 
 import git
@@ -120,3 +122,33 @@ async def test_missing_search_path(ctx: ToolContext) -> None:
 )
 def test_glob_patterns(pattern: str, path: str, matches: bool) -> None:
     assert glob_matcher(pattern)(path) is matches
+
+
+@pytest.mark.parametrize("rg", ENGINES)
+async def test_grep_stops_collecting_at_its_cap(
+    ctx: ToolContext, workspace: Path, rg: str | None
+) -> None:
+    lines = "".join(f"match {n:07d}\n" for n in range(400_000))
+    for name in ("a.txt", "b.txt"):
+        (workspace / name).write_text(lines)
+    (workspace / "c.txt").write_text("match " + "x" * (8 << 20) + "\n")  # one 8 MiB line
+    tracemalloc.start()
+    try:
+        result = await GrepTool(rg=rg).run({"pattern": "match"}, ctx)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    shown = result.output.splitlines()
+    assert shown[0] == "a.txt:1:match 0000000" and shown[199] == "a.txt:200:match 0000199"
+    assert shown[200] == "... [more matches; narrow the search]"
+    assert peak < 8 << 20, f"peak {peak} bytes"  # 800k matches collected would take ~100 MB
+
+
+@pytest.mark.parametrize("rg", ENGINES)
+async def test_grep_on_a_fifo_is_refused(ctx: ToolContext, workspace: Path, rg: str | None) -> None:
+    os.mkfifo(workspace / "pipe")
+    result = await GrepTool(rg=rg).run({"pattern": "x", "path": "pipe"}, ctx)
+    assert result.is_error and result.output == "pipe is a FIFO, not a regular file; not opened"
+    (workspace / "a.txt").write_text("x\n")
+    walked = await GrepTool(rg=rg).run({"pattern": "x"}, ctx)  # the FIFO is skipped, not opened
+    assert walked.output == "a.txt:1:x"

@@ -138,10 +138,34 @@ class TestFilesAndStats:
             await turn(app, pilot, "bump x")
             assert target.read_text() == "x = 2\n"
             await send(pilot, "/undo")
+            await until(pilot, lambda: "restored app.py" in shown(app))
             assert target.read_text() == "x = 1\n"
-            assert "restored app.py" in shown(app)
             await send(pilot, "/undo")
-            assert "nothing to undo" in shown(app)
+            await until(pilot, lambda: "nothing to undo" in shown(app))
+            await send(pilot, "/redo")
+            await until(pilot, lambda: target.read_text() == "x = 2\n")
+
+    async def test_rewind_restores_the_files_and_cuts_the_conversation(
+        self, workspace: Path
+    ) -> None:
+        target = workspace / "made.txt"
+        script = [
+            answer("hello"),
+            call("write", {"path": "made.txt", "content": "made\n"}),
+            answer("made it"),
+        ]
+        config = Config(endpoint=ENDPOINT, permission_mode="auto-edit")
+        runtime = ScriptedRuntime(workspace, script, config)
+        async with running(runtime) as (app, pilot):
+            await turn(app, pilot, "hi")
+            assert runtime.agent is not None
+            kept = list(runtime.agent.messages)
+            await turn(app, pilot, "make a file")
+            assert target.exists()
+            await send(pilot, "/rewind")
+            await until(pilot, lambda: "back to before that turn" in shown(app))
+            assert not target.exists() and runtime.agent.messages == kept
+            assert Session.open(runtime.agent.session.id).messages() == kept[1:]
 
     async def test_diff_shows_uncommitted_changes(self, changed_repo: Path) -> None:
         async with running(ScriptedRuntime(changed_repo)) as (app, pilot):

@@ -1,5 +1,5 @@
 """The TUI's file-facing logic against real files and a real git repository: @path completion,
-prompt history, /undo snapshots and /diff."""
+prompt history and /diff (/undo: tests/checkpoints)."""
 
 from __future__ import annotations
 
@@ -8,22 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.loop.events import ToolCallFinished, ToolCallStarted
 from agent.runtime.baseline import bench_report, measured_baseline
 from agent.tui.completion import complete, path_options
 from agent.tui.gitdiff import NotARepository, uncommitted
 from agent.tui.history import PromptHistory
-from agent.tui.undo import FileUndo
 from server.bench.stats import Sample, as_json, speedup_by_mode, summarize
-
-
-def edit(undo: FileUndo, path: Path, content: str, name: str = "edit", error: bool = False) -> None:
-    """What the agent does around a file tool: started (snapshot), the change, finished."""
-    rel = str(path.relative_to(undo.workspace))
-    undo.tool_started(ToolCallStarted("c", name, {"path": rel}))
-    if not error:
-        path.write_text(content)
-    undo.tool_finished(ToolCallFinished("c", name, "", error, 0.1, {"path": rel}))
 
 
 class TestPathCompletion:
@@ -77,46 +66,6 @@ class TestHistory:
         with path.open("a") as out:
             out.write('"torn')
         assert PromptHistory(path).entries == ["kept"]
-
-
-class TestUndo:
-    def test_restores_edited_and_removes_created_files(self, workspace: Path) -> None:
-        undo = FileUndo(workspace)
-        old, new = workspace / "old.txt", workspace / "new.txt"
-        old.write_text("before")
-        edit(undo, old, "after")
-        edit(undo, old, "after again")  # the first snapshot of a turn is the one kept
-        edit(undo, new, "created", name="write")
-        undo.end_turn()
-        assert undo.undo() == (["new.txt", "old.txt"], [])
-        assert old.read_text() == "before" and not new.exists()
-        assert undo.undo() == ([], [])
-
-    def test_failed_calls_and_other_tools_change_nothing(self, workspace: Path) -> None:
-        undo = FileUndo(workspace)
-        target = workspace / "a.txt"
-        target.write_text("same")
-        edit(undo, target, "", error=True)
-        edit(undo, target, "by bash", name="bash")
-        undo.end_turn()
-        assert undo.undo() == ([], [])
-        assert target.read_text() == "by bash"  # undo left what bash wrote alone
-
-    def test_a_turn_without_changes_keeps_the_previous_one(self, workspace: Path) -> None:
-        undo = FileUndo(workspace)
-        target = workspace / "a.txt"
-        target.write_text("v1")
-        edit(undo, target, "v2")
-        undo.end_turn()
-        undo.end_turn()  # a turn that only talked
-        assert undo.undo() == (["a.txt"], [])
-        assert target.read_text() == "v1"
-
-    def test_a_change_without_snapshot_is_reported(self, workspace: Path) -> None:
-        undo = FileUndo(workspace)
-        undo.tool_finished(ToolCallFinished("c", "write", "", False, 0.1, {"path": "x.txt"}))
-        undo.end_turn()
-        assert undo.undo() == ([], ["x.txt"])
 
 
 class TestDiff:

@@ -4,8 +4,8 @@ The SDK's sessions live on an event loop of their own in a daemon thread, so the
 loop of the agent (headless runs its turn in ``asyncio.run``; the TUI has Textual's loop) and a
 tool call from any loop just awaits a future. A server that fails to start, stops answering or
 dies costs one line; the others and the agent carry on. Every request has a timeout (the SDK's
-default waits forever). ``mcp`` is imported here only; import this module only when a server is
-configured (the SDK costs ~0.7 s).
+default waits forever). ``mcp`` is imported here and in tools.mcp.requests only; import them only
+when a server is configured (the SDK costs ~0.7 s).
 """
 
 from __future__ import annotations
@@ -26,13 +26,13 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
+from tools.mcp.requests import answers_ping, list_tools
 from tools.mcp.tool import McpTool, mcp_tools, result_text
 from tools.tool import ToolResult
 
 CONNECT_TIMEOUT_S = 30.0  # spawn + initialize + tools/list (a Python server needs ~1 s)
 CALL_TIMEOUT_S = 300.0
 CLOSE_TIMEOUT_S = 10.0  # the SDK gives a stdio server 2 s after EOF, then 2 s after SIGTERM
-MAX_PAGES = 20  # of a tools/list reply
 CLOSED = "the server exited or closed the connection"
 T = TypeVar("T")
 
@@ -197,7 +197,7 @@ class McpServers:
                     ClientSession(read, write, read_timeout_seconds=self.call_timeout_s)
                 )
                 await session.initialize()
-                link.listed = await _list_tools(session)
+                link.listed = await list_tools(session)
                 if link.state == "connecting":
                     link.session, link.state = session, "connected"
                 link.ready.set()
@@ -241,6 +241,10 @@ class McpServers:
             if error.code == CONNECTION_CLOSED:
                 link.fail(CLOSED)
                 return link.unavailable()
+            if error.code == REQUEST_TIMEOUT and not await answers_ping(session):
+                # Not slow but hung: stopped and marked down, so no later call waits on it.
+                link.fail(f"hung: no reply within {self.call_timeout_s:g} s, nor to a ping")
+                return link.unavailable()
             if error.code == REQUEST_TIMEOUT:
                 late = f"no reply within {self.call_timeout_s:g} s; the server may still be at it"
                 return ToolResult(f"mcp server {link.name!r}: {late}", is_error=True)
@@ -276,16 +280,3 @@ def sdk_logs_to(path: Path) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
     sdk.addHandler(handler)
     sdk.propagate = False
-
-
-async def _list_tools(session: ClientSession) -> list[types.Tool]:
-    listed: list[types.Tool] = []
-    cursor: str | None = None
-    for _ in range(MAX_PAGES):
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_tools(params=params)
-        listed += page.tools
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return listed

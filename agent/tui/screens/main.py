@@ -39,7 +39,7 @@ from agent.tui.history import PromptHistory
 from agent.tui.inbox import Inbox
 from agent.tui.screens.permission import PermissionScreen
 from agent.tui.throughput import LiveRate, combine
-from agent.tui.undo import FileUndo
+from agent.tui.undo import CheckpointUndo
 from agent.tui.widgets.conversation import Conversation
 from agent.tui.widgets.prompt import Prompt
 from agent.tui.widgets.server_panel import ServerPanel
@@ -64,7 +64,7 @@ class MainScreen(Screen[None]):
     BINDINGS = [Binding("shift+tab", "app.cycle_mode", "Mode")]
     busy: var[bool] = var(False)
 
-    def __init__(self, undo: FileUndo, history: PromptHistory) -> None:
+    def __init__(self, undo: CheckpointUndo, history: PromptHistory) -> None:
         super().__init__()
         self.undo = undo
         self.history = history
@@ -158,8 +158,6 @@ class MainScreen(Screen[None]):
     def _emit(self, event: Event) -> None:
         if isinstance(event, TurnFinished):
             self._finished_emitted = True
-        elif isinstance(event, ToolCallStarted):
-            self.undo.tool_started(event)  # now, before the tool runs
         if isinstance(event, TextDelta | ReasoningDelta) and self._live_start is None:
             self._live_start = (self.clock(), self.inbox.received)
         self.inbox.put(event)
@@ -198,7 +196,6 @@ class MainScreen(Screen[None]):
             case ToolCallStarted():
                 await view.tool_started(event)
             case ToolCallFinished():
-                self.undo.tool_finished(event)
                 await view.tool_finished(event)
             case PermissionRequest():
                 self._ask(event)
@@ -224,7 +221,6 @@ class MainScreen(Screen[None]):
 
     async def _finish(self, finished: TurnFinished) -> None:
         await self.conversation.close_streams()
-        self.undo.end_turn()
         self.turns_finished += 1
         turn = combine(finished.stats or self._steps)
         if turn is not None:
