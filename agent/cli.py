@@ -2,7 +2,9 @@
 
 beecode                      the TUI
 beecode -p TASK [options]    one task, headless (see agent.faces.headless)
+beecode -p "/NAME ARGS"      a skill or custom command, headless
 beecode sessions             this workspace's sessions, newest first
+beecode skills list|show|new the skills and custom commands (agent.commands.cli)
 beecode server ... | doctor  the model server (server.cli.commands)
 beecode bench ...            benchmarks
 """
@@ -67,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(_entry("server.bench.command", "main")(args[1:]) or 0)
     if args and args[0] == "sessions":
         return _sessions()
+    if args and args[0] == "skills":
+        return int(_entry("agent.commands.cli", "main")(args[1:]))
     try:
         options = _parser().parse_args(args)
     except SystemExit as e:  # argparse has printed the usage problem (or the help)

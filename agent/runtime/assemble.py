@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from agent.commands.turns import CommandAgent, setup_skills
 from agent.config import Config
 from agent.context.memory import project_memory
 from agent.context.prompt import TokenCounter, system_prompt
@@ -178,15 +179,18 @@ def build_agent(
         remember=allowed.add,
     )
     registry = tool_registry(mcp if mcp is not None else connect_mcp(config, progress))
-    return Agent(
+    counter = TokenCounter(root if n_ctx is not None else None, api_key=config.api_key)
+    skills = setup_skills(workspace, config, registry, ctx, permissions, counter.count_text)
+    return CommandAgent(
         model,
-        registry,
+        skills.registry,
         permissions,
         earlier or Session.create(workspace),
         config,
         ctx,
-        system=system_prompt(workspace, project_memory(workspace), ""),
+        system=system_prompt(workspace, project_memory(workspace), skills.catalogue),
         n_ctx=n_ctx,
-        counter=TokenCounter(root if n_ctx is not None else None, api_key=config.api_key),
+        counter=counter,
         constrained=constrained,
+        skills=skills,
     )
