@@ -17,7 +17,11 @@ from skills.skill import SKILL_FILE, Skill
 CATALOGUE_TOKENS = 1200  # at most this much of every prompt goes to the catalogue
 SHORT_DESCRIPTION = 120  # characters a description keeps when the full catalogue is too long
 MAX_RESOURCES = 40  # files listed on activation
-CATALOGUE_HEAD = "Call the skill tool with a skill's name before a task it fits, then follow it."
+# The worked call names the first skill: a small model follows an example far better than a rule.
+CATALOGUE_HEAD = (
+    "A task that fits one of these skills starts by loading it, then follows the steps it "
+    'returns. To load {first}:\n{{"name": "skill", "arguments": {{"name": "{first}"}}}}'
+)
 _PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9])(?![0-9])")
 _CONTENT = re.compile(r'<skill_content name="[^"]*">.*?</skill_content>', re.S)
 
@@ -27,26 +31,27 @@ def catalogue(skills: list[Skill], count: Callable[[str], int], cap: int = CATAL
     shown = [s for s in skills if s.model_invocable]
     if not shown:
         return ""
-    full = _lines(shown, None)
+    head = CATALOGUE_HEAD.format(first=shown[0].name)
+    full = _lines(head, shown, None)
     if count("\n".join(full)) <= cap:
         return "\n".join(full)
-    short = _lines(shown, SHORT_DESCRIPTION)
+    short = _lines(head, shown, SHORT_DESCRIPTION)
     for keep in range(len(shown), 0, -1):
         left = len(shown) - keep
         tail = [f"({left} more skills not listed: over the {cap}-token cap)"] if left else []
         text = "\n".join(short[: keep + 1] + tail)
         if count(text) <= cap:
             return text
-    return f"{CATALOGUE_HEAD}\n({len(shown)} skills not listed: over the {cap}-token cap)"
+    return f"{head}\n({len(shown)} skills not listed: over the {cap}-token cap)"
 
 
-def _lines(skills: list[Skill], limit: int | None) -> list[str]:
+def _lines(head: str, skills: list[Skill], limit: int | None) -> list[str]:
     def cut(text: str) -> str:
         if limit is None or len(text) <= limit:
             return text
         return text[: limit - 1].rsplit(" ", 1)[0] + "…"
 
-    return [CATALOGUE_HEAD, *(f"- {s.name}: {cut(s.description)}" for s in skills)]
+    return [head, *(f"- {s.name}: {cut(s.description)}" for s in skills)]
 
 
 def substitute(template: str, arguments: str) -> str:
@@ -72,13 +77,13 @@ def substitute(template: str, arguments: str) -> str:
 
 
 def activation(skill: Skill, arguments: str = "") -> str:
-    """What the model reads when a skill is activated: the body (frontmatter stripped), the
-    skill's folder and a listing of its files (not their contents)."""
+    """What the model reads when a skill is activated: the body (frontmatter stripped), and
+    where the skill's own files are, listed (not their contents)."""
     body = substitute(skill.body, arguments).strip()
     text = f'<skill_content name="{skill.name}">\n{body}\n</skill_content>\n'
-    text += f"Skill folder: {skill.root} (paths in the skill are relative to it)\n"
     files = resources(skill.root)
-    if files:
+    if files:  # with none, a folder path only tempts a small model to write there
+        text += f"The skill's own files, in {skill.root}:\n"
         text += "<skill_resources>\n" + "\n".join(files) + "\n</skill_resources>\n"
     return text
 

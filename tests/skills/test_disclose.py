@@ -23,7 +23,7 @@ def test_catalogue_lists_names_and_descriptions_only(tmp_path: Path) -> None:
     skills = [make(tmp_path, "alpha"), make(tmp_path, "beta")]
     text = catalogue(skills, estimate)
     assert text.splitlines() == [
-        CATALOGUE_HEAD,
+        *CATALOGUE_HEAD.format(first="alpha").splitlines(),
         "- alpha: Does a thing. Use when asked.",
         "- beta: Does a thing. Use when asked.",
     ]
@@ -41,8 +41,8 @@ def test_the_cap_shortens_descriptions_first(tmp_path: Path) -> None:
     skills = [make(tmp_path, f"s{n}", "long words " * 40) for n in range(3)]
     full = catalogue(skills, estimate, cap=10_000)
     capped = catalogue(skills, estimate, cap=estimate(full) - 1)
-    assert len(capped.splitlines()) == 4  # every skill still listed
-    assert all(line.endswith("…") for line in capped.splitlines()[1:])
+    assert len(capped.splitlines()) == 5  # the two head lines, every skill still listed
+    assert all(line.endswith("…") for line in capped.splitlines()[2:])
     assert estimate(capped) <= estimate(full) - 1
 
 
@@ -70,7 +70,7 @@ def test_activation_gives_body_folder_and_file_list(tmp_path: Path) -> None:
     skill = make(tmp_path, "alpha")
     text = activation(skill, "x y")
     assert text.startswith('<skill_content name="alpha">\nDo x then y; all: x y\n</skill_content>')
-    assert f"Skill folder: {skill.root}" in text
+    assert f"The skill's own files, in {skill.root}:" in text
     assert "<skill_resources>\nscripts/go.py\n</skill_resources>" in text
     assert "name: alpha" not in text  # the frontmatter stays out
-    assert skill_contents(f"before {text} after") == [text.split("\nSkill folder")[0]]
+    assert skill_contents(f"before {text} after") == [text.split("\nThe skill's")[0]]
