@@ -7,7 +7,7 @@ repo, with edits and bash allowed. For every model request the server reports ti
 cache_n / (cache_n + prompt_n). Target: >= 95% from user turn 2 on. Anchors: agents whose prefix
 changes every turn reach 50% or even 0% on llama-server.
 
-    python benchmarks/prompt_cache.py [--turns 10] [--max-tokens 200] [--out FILE]
+    python benchmarks/prompt_cache.py [--turns 10] [--max-tokens 200] [--skill] [--out FILE]
 """
 
 from __future__ import annotations
@@ -40,6 +40,14 @@ SCRIPT = (
     "Create hello.py that prints 'hello'.",
     "Run python3 hello.py with bash.",
     "Use bash to count the lines in notes.txt.",
+    "Show the git status.",
+    "Summarize in one sentence what we did.",
+)
+# --skill: a session whose second turn loads a bundled skill (the model calls the skill tool) and
+# follows it; the skill's body enters the history as a tool result, after the cached prefix.
+SKILL_SCRIPT = (
+    "Create notes.py with a function add(a, b) that returns a + b.",
+    "Call the skill tool to load write-tests, then follow it for notes.py.",
     "Show the git status.",
     "Summarize in one sentence what we did.",
 )
@@ -82,11 +90,13 @@ def turn(text: str, url: str, workspace: Path, env: dict[str, str], first: bool)
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=len(SCRIPT))
+    parser.add_argument("--turns", type=int, help="how many of the script's turns (default all)")
+    parser.add_argument("--skill", action="store_true", help="the session that loads a skill")
     parser.add_argument("--max-tokens", type=int, default=200)
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
     info = header("prompt_cache")
+    script = SKILL_SCRIPT if args.skill else SCRIPT
 
     def go() -> int:
         turns: list[dict[str, Any]] = []
@@ -95,7 +105,7 @@ def main() -> int:
             subprocess.run(["git", "init", "-q", str(workspace)], check=True)
             env = isolated_env(home)
             with served("tiny", home / "server.log") as (url, _plan):
-                for n, text in enumerate(SCRIPT[: args.turns], start=1):
+                for n, text in enumerate(script[: args.turns], start=1):
                     result = turn(text, url, workspace, env, first=n == 1)
                     requests = result["turns"]
                     turns.append(

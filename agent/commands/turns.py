@@ -11,6 +11,7 @@ with the skill tool; its allowed-tools then hold for the rest of that turn.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,7 @@ def setup_skills(
     tools: ToolRegistry,
     ctx: ToolContext,
     permissions: Permissions,
-    count: Any,
+    count: Callable[[str], int],
 ) -> SkillSetup:
     """Discover the skills and commands; add the skill tool (when the model may activate any)
     to the tools; ``count``: text -> tokens, for the catalogue's cap."""

@@ -17,15 +17,11 @@ from tests.skills.conftest import write_skill
 
 
 @pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("BEECODE_CONFIG_DIR", str(tmp_path / "config"))
+def isolated(isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ws = tmp_path / "ws"
     ws.mkdir()
     monkeypatch.chdir(ws)
-    return home
+    return isolated_home
 
 
 def skill(name: str, description: str = "d") -> str:

@@ -30,13 +30,8 @@ GREET = (
 
 
 @pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("BEECODE_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("BEECODE_DATA_DIR", str(tmp_path / "data"))
-    return home
+def isolated(isolated_home: Path) -> Path:
+    return isolated_home
 
 
 @pytest.fixture

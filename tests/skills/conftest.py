@@ -22,11 +22,5 @@ def write_skill(parent: Path, folder: str, text: str | bytes, **files: str) -> P
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """No user skills from the machine: HOME and beecode's config dir are empty tmp dirs."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("BEECODE_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("BEECODE_DATA_DIR", str(tmp_path / "data"))
-    return home
+def _isolated(isolated_home: Path) -> None:
+    """No user skills from the machine (tests/conftest.py)."""
