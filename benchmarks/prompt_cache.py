@@ -43,12 +43,12 @@ SCRIPT = (
     "Show the git status.",
     "Summarize in one sentence what we did.",
 )
-# --skill: a session whose second turn loads a bundled skill (the model calls the skill tool) and
-# follows it; the skill's body enters the history as a tool result, after the cached prefix.
+# --skill: a session that loads bundled skills, once invoked by the user (/write-tests: the body
+# comes in the user's message) and once by the model (the skill tool: the body is a tool result).
 SKILL_SCRIPT = (
     "Create notes.py with a function add(a, b) that returns a + b.",
-    "Call the skill tool to load write-tests, then follow it for notes.py.",
-    "Show the git status.",
+    "/write-tests notes.py",
+    "Call the skill tool to load clean-commit, then follow it.",
     "Summarize in one sentence what we did.",
 )
 TARGET = 0.95

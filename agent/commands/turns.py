@@ -45,6 +45,12 @@ class SkillSetup:
     tool: SkillTool | None
     approved: set[str]  # untrusted project skills the user let in this session
 
+    def notes(self) -> list[str]:
+        """One line per skipped file and per hidden command, for the start of a session."""
+        registry = self.loaded.registry
+        skipped = [f"skipped {path}: {why}" for path, why in registry.skipped]
+        return skipped + [f"hidden: {clash}" for clash in registry.clashes]
+
 
 def setup_skills(
     workspace: Path,

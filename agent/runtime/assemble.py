@@ -181,6 +181,9 @@ def build_agent(
     registry = tool_registry(mcp if mcp is not None else connect_mcp(config, progress))
     counter = TokenCounter(root if n_ctx is not None else None, api_key=config.api_key)
     skills = setup_skills(workspace, config, registry, ctx, permissions, counter.count_text)
+    for note in skills.notes():  # skipped skill files and hidden commands, once per session
+        if progress:
+            progress(note)
     return CommandAgent(
         model,
         skills.registry,

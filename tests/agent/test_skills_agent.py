@@ -238,3 +238,11 @@ def test_headless_runs_a_slash_skill(ws: Path) -> None:
     assert run_agent(agent, "/greet Ada", "json", out, err) == 0
     assert json.loads(out.getvalue())["result"] == "Hello, Ada."
     assert "Say hello to Ada." in model.requests[0].messages[-1]["content"]
+
+
+async def test_permission_rules_still_apply_inside_allowed_tools(ws: Path) -> None:
+    greet_skill(ws, "allowed-tools: Bash(echo:*)\n")
+    replies = [call("bash", {"command": "echo hi"}), text("done")]
+    agent, _ = make(ws, replies, mode="ask", deny=["bash(echo*)"])
+    await agent.run_turn("/greet Ada", Face())
+    assert "permission denied (denied by rule bash(echo*))" in tool_results(agent)[0]
