@@ -48,7 +48,7 @@ SCRIPT = (
 SKILL_SCRIPT = (
     "Create notes.py with a function add(a, b) that returns a + b.",
     "/write-tests notes.py",
-    "Call the skill tool to load clean-commit, then follow it.",
+    "Load the skill clean-commit and follow it.",
     "Summarize in one sentence what we did.",
 )
 TARGET = 0.95

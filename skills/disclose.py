@@ -20,7 +20,8 @@ MAX_RESOURCES = 40  # files listed on activation
 # The worked call names the first skill: a small model follows an example far better than a rule.
 CATALOGUE_HEAD = (
     "A task that fits one of these skills starts by loading it, then follows the steps it "
-    'returns. To load {first}:\n{{"name": "skill", "arguments": {{"name": "{first}"}}}}'
+    'returns. Task "load the skill {first} and follow it":\n'
+    '{{"name": "skill", "arguments": {{"name": "{first}"}}}}'
 )
 _PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9])(?![0-9])")
 _CONTENT = re.compile(r'<skill_content name="[^"]*">.*?</skill_content>', re.S)

@@ -1,9 +1,9 @@
 """A skill end to end: headless beecode on the real `tiny` server (Qwen2.5-Coder 0.5B on CPU,
 constrained steps, greedy) loads a project skill with the skill tool and follows it.
 
-The 0.5B model calls the tool when the task says to ("Call the skill tool to load ..."); asked
-only to "use the greeting-file skill" it wrote the file from its own idea (measured by hand,
-2026-12-01), so the task names the tool, and the skill's body decides what gets written."""
+The task says "load the skill NAME and follow it", the shape of the catalogue's worked call: the
+0.5B model copies that example; asked only to "use the greeting-file skill" it wrote a file of
+its own idea (tried by hand, 2026-12-01). What it writes comes from the skill's body."""
 
 from __future__ import annotations
 
@@ -56,9 +56,7 @@ def headless(workspace: Path, url: str, task: str) -> dict[str, object]:
 
 
 def test_the_model_activates_a_skill_and_follows_it(tiny_server: str, workspace: Path) -> None:
-    result = headless(
-        workspace, tiny_server, "Call the skill tool to load greeting-file, then follow it."
-    )
+    result = headless(workspace, tiny_server, "Load the skill greeting-file and follow it.")
     calls = result["tool_calls"]
     assert isinstance(calls, list)
     loaded = [c for c in calls if c["name"] == "skill" and not c["is_error"]]
