@@ -33,7 +33,7 @@ from skills.disclose import activation, catalogue, substitute
 from skills.skill import Skill
 from tools.registry import ToolRegistry
 from tools.skill import TOOL_NAME, SkillTool
-from tools.tool import ToolContext
+from tools.tool import Tool, ToolContext
 
 
 @dataclass
@@ -65,10 +65,16 @@ def setup_skills(
     loaded = load(workspace, config)
     scope = SkillScope()
     offered = [s for s in loaded.skills.skills if s.model_invocable]
-    members = [t for n in tools.names() if (t := tools.get(n)) is not None]
+    members: list[Tool] = [t for n in tools.names() if (t := tools.get(n)) is not None]
     tool = SkillTool(offered, scope.narrow) if offered else None
     approved = tool.approved if tool is not None else set()
-    registry = ScopedRegistry([*members, *([tool] if tool else [])], scope)
+    # After the built-in tools, before MCP servers' (theirs come and go with the servers).
+    at = next(
+        (n for n, t in enumerate(members) if type(t).__module__.startswith("tools.mcp")), None
+    )
+    if tool is not None:
+        members.insert(len(members) if at is None else at, tool)
+    registry = ScopedRegistry(members, scope)
     open_skill_folders(loaded.skills.skills, ctx, permissions)
     return SkillSetup(registry, catalogue(offered, count), loaded, scope, tool, approved)
 
