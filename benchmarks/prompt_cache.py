@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -30,6 +31,8 @@ from _common import (
     scratch,
     served,
 )
+
+from tools.tool import openai_schema
 
 SCRIPT = (
     "Create a file notes.txt containing the single line: alpha",
@@ -58,6 +61,37 @@ def share(requests: list[dict[str, Any]]) -> float | None:
     cached = sum(r["cache_n"] for r in requests)
     total = cached + sum(r["prompt_n"] for r in requests)
     return cached / total if total else None
+
+
+def skill_prompt_tokens(url: str, workspace: Path) -> dict[str, int]:
+    """What the skills add to every prompt, counted by the server's /tokenize: the catalogue
+    of the bundled skills (HOME is the scratch folder meanwhile) and the skill tool."""
+    from agent.commands.turns import setup_skills
+    from agent.config import Config
+    from agent.context.prompt import TokenCounter
+    from agent.permissions.rules import Permissions
+    from tools.registry import default_registry
+    from tools.tool import ToolContext
+
+    counter = TokenCounter(url)
+    real_home = os.environ["HOME"]
+    os.environ["HOME"] = str(workspace.parent)  # no skills of the machine's user
+    setup = setup_skills(
+        workspace,
+        Config(),
+        default_registry(),
+        ToolContext(workspace),
+        Permissions("ask", [], [], workspace, []),
+        counter.count_text,
+    )
+    os.environ["HOME"] = real_home
+    tool = setup.registry.get("skill")
+    figures = {
+        "catalogue": counter.count_text(setup.catalogue),
+        "skill_tool_schema": counter.count_tools([openai_schema(tool)]) if tool else 0,
+    }
+    counter.close()
+    return figures
 
 
 def turn(text: str, url: str, workspace: Path, env: dict[str, str], first: bool) -> dict[str, Any]:
@@ -105,6 +139,9 @@ def main() -> int:
             subprocess.run(["git", "init", "-q", str(workspace)], check=True)
             env = isolated_env(home)
             with served("tiny", home / "server.log") as (url, _plan):
+                if args.skill:
+                    info["skill_prompt_tokens"] = skill_prompt_tokens(url, workspace)
+                    print(f"  skills in every prompt (tokens): {info['skill_prompt_tokens']}")
                 for n, text in enumerate(script[: args.turns], start=1):
                     result = turn(text, url, workspace, env, first=n == 1)
                     requests = result["turns"]
