@@ -91,8 +91,12 @@ class CommandAgent(Agent):
     async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
         parsed = parse(user_text.strip())
         command = self.commands.get(parsed[0]) if parsed else None
-        if parsed is None or command is None or command.kind == "built-in":
+        if parsed is None or command is None:
             text, skill = user_text, None
+        elif command.kind == "built-in":  # the TUI carries these out; one reaching here cannot run
+            finished = TurnFinished([], "error", f"/{command.name} is a command of the TUI.")
+            emit(finished)
+            return finished
         elif command.skill is not None:
             skill = command.skill
             if not await self._consent(skill, emit):

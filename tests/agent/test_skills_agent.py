@@ -246,3 +246,10 @@ async def test_permission_rules_still_apply_inside_allowed_tools(ws: Path) -> No
     agent, _ = make(ws, replies, mode="ask", deny=["bash(echo*)"])
     await agent.run_turn("/greet Ada", Face())
     assert "permission denied (denied by rule bash(echo*))" in tool_results(agent)[0]
+
+
+def test_headless_refuses_a_tui_command(ws: Path) -> None:
+    agent, model = make(ws, [])
+    out, err = io.StringIO(), io.StringIO()
+    assert run_agent(agent, "/undo", "text", out, err) == 1
+    assert "/undo is a command of the TUI." in err.getvalue() and not model.requests
