@@ -55,7 +55,9 @@ def test_load_puts_skills_and_commands_in_one_registry(tmp_path: Path, isolated:
     write_skill(isolated / ".agents/skills", "user-only", skill("user-only").replace("body", "b"))
     hidden = "---\nname: hidden\ndescription: d\nuser-invocable: false\n---\nb\n"
     write_skill(ws / ".agents/skills", "hidden", hidden)
-    loaded = load(ws, Config())
+    write_skill(tmp_path / "team-skills", "shared", skill("shared"))
+    loaded = load(ws, Config(skills_dirs=[str(tmp_path / "team-skills")]))
+    assert loaded.registry.get("shared").source == "user"  # type: ignore[union-attr]
     assert loaded.registry.get("help").kind == "built-in"  # type: ignore[union-attr]
     assert any("/help" in c for c in loaded.registry.clashes)
     assert loaded.registry.get("user-only").source == "user"  # type: ignore[union-attr]
