@@ -120,7 +120,7 @@ class CommandAgent(Agent):
         if skill.trusted or skill.name in self.skills.approved:
             return True
         decision = self.permissions.check(TOOL_NAME, "execute", skill.name, [])
-        allowed = decision.verdict == "allow"
+        allowed, reason = decision.verdict == "allow", decision.reason
         if decision.verdict == "ask":
             future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
             why = f"the skill {skill.name} comes from a project you have not trusted"
@@ -130,11 +130,18 @@ class CommandAgent(Agent):
                 )
             )
             answer = await future
-            allowed = answer.choice in ("allow_once", "allow_always")
+            allowed, reason = (
+                answer.choice in ("allow_once", "allow_always"),
+                f"user: {answer.choice}",
+            )
             if answer.choice == "allow_always":
-                self.permissions.allow_always(TOOL_NAME, skill.name)
+                reason += " " + self.permissions.allow_always(TOOL_NAME, skill.name)
+        self.session.append(
+            {"type": "permission", "tool": TOOL_NAME, "subject": skill.name, "reason": reason}
+            | {"verdict": "allow" if allowed else "deny"}
+        )
         if not allowed:
-            emit(Notice(f"/{skill.name}: not used ({decision.reason})", "warning"))
+            emit(Notice(f"/{skill.name}: not used ({reason})", "warning"))
         else:
             self.skills.approved.add(skill.name)
         return allowed

@@ -17,7 +17,7 @@ from agent.faces.headless import run_agent
 from agent.loop.events import PermissionDecision, PermissionRequest, TurnFinished
 from agent.model.scripted import ScriptedModel, Step, call, text
 from agent.permissions.rules import Permissions
-from agent.sessions.store import Session
+from agent.sessions.store import Session, read_records
 from tests.agent.test_loop import Face
 from tests.skills.conftest import write_skill
 from tools.registry import default_registry
@@ -158,6 +158,10 @@ async def test_untrusted_skill_refused_by_the_user_is_not_used(ws: Path) -> None
     finished = await agent.run_turn("/greet Ada", face)
     assert finished.stop_reason == "error" and not model.requests
     assert len(face.of(PermissionRequest)) == 1 and face.of(TurnFinished) == [finished]
+    logged = [r for r in read_records(agent.session.path) if r["type"] == "permission"]
+    assert [(r["subject"], r["verdict"], r["reason"]) for r in logged] == [
+        ("greet", "deny", "user: deny")
+    ]
     # Bundled and user skills never ask.
     agent.model = ScriptedModel([text("ok")])
     await agent.run_turn("/write-tests src/a.py", Face())
