@@ -17,11 +17,9 @@ from skills.skill import SKILL_FILE, Skill
 CATALOGUE_TOKENS = 1200  # at most this much of every prompt goes to the catalogue
 SHORT_DESCRIPTION = 120  # characters a description keeps when the full catalogue is too long
 MAX_RESOURCES = 40  # files listed on activation
-# The worked call names the first skill: a small model follows an example far better than a rule.
 CATALOGUE_HEAD = (
-    "A task that fits one of these skills starts by loading it, then follows the steps it "
-    'returns. Task "load the skill {first} and follow it":\n'
-    '{{"name": "skill", "arguments": {{"name": "{first}"}}}}'
+    "Skills: when the user asks for one, or a task clearly fits one, load it with the skill "
+    "tool and follow the steps it returns."
 )
 _PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9])(?![0-9])")
 _CONTENT = re.compile(r'<skill_content name="[^"]*">.*?</skill_content>', re.S)
@@ -32,7 +30,7 @@ def catalogue(skills: list[Skill], count: Callable[[str], int], cap: int = CATAL
     shown = [s for s in skills if s.model_invocable]
     if not shown:
         return ""
-    head = CATALOGUE_HEAD.format(first=shown[0].name)
+    head = CATALOGUE_HEAD
     full = _lines(head, shown, None)
     if count("\n".join(full)) <= cap:
         return "\n".join(full)

@@ -1,9 +1,9 @@
 """A skill end to end: headless beecode on the real `tiny` server (Qwen2.5-Coder 0.5B on CPU,
 constrained steps, greedy) loads a project skill with the skill tool and follows it.
 
-The task says "load the skill NAME and follow it", the shape of the catalogue's worked call: the
-0.5B model copies that example; asked only to "use the greeting-file skill" it wrote a file of
-its own idea (tried by hand, 2026-12-01). What it writes comes from the skill's body."""
+The task asks to "load the skill NAME": the 0.5B model then calls the tool; asked only to "use
+the greeting-file skill" or to "create the greeting file" it wrote a file of its own idea (tried
+by hand, 2026-12-01). What it writes comes from the skill's body."""
 
 from __future__ import annotations
 
