@@ -159,6 +159,11 @@ def load_config(workspace: Path, cli: Mapping[str, Any] | None = None) -> Config
     return Config(**merged)
 
 
+def workspace_trusted(workspace: Path, config: Config) -> bool:
+    """Whether the user trusts this workspace (its project skills then load without asking)."""
+    return _trusted(workspace, config.trusted_workspaces)
+
+
 def _trusted(workspace: Path, trusted: list[str]) -> bool:
     here = workspace.resolve()
     return any(here == Path(p).expanduser().resolve() for p in trusted)

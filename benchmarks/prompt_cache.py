@@ -7,13 +7,14 @@ repo, with edits and bash allowed. For every model request the server reports ti
 cache_n / (cache_n + prompt_n). Target: >= 95% from user turn 2 on. Anchors: agents whose prefix
 changes every turn reach 50% or even 0% on llama-server.
 
-    python benchmarks/prompt_cache.py [--turns 10] [--max-tokens 200] [--out FILE]
+    python benchmarks/prompt_cache.py [--turns 10] [--max-tokens 200] [--skill] [--out FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -31,6 +32,8 @@ from _common import (
     served,
 )
 
+from tools.tool import openai_schema
+
 SCRIPT = (
     "Create a file notes.txt containing the single line: alpha",
     "Show me the contents of notes.txt.",
@@ -43,6 +46,14 @@ SCRIPT = (
     "Show the git status.",
     "Summarize in one sentence what we did.",
 )
+# --skill: a session that loads bundled skills, once invoked by the user (/write-tests: the body
+# comes in the user's message) and once by the model (the skill tool: the body is a tool result).
+SKILL_SCRIPT = (
+    "Create notes.py with a function add(a, b) that returns a + b.",
+    "/write-tests notes.py",
+    "Load the skill clean-commit and follow it.",
+    "Summarize in one sentence what we did.",
+)
 TARGET = 0.95
 
 
@@ -50,6 +61,37 @@ def share(requests: list[dict[str, Any]]) -> float | None:
     cached = sum(r["cache_n"] for r in requests)
     total = cached + sum(r["prompt_n"] for r in requests)
     return cached / total if total else None
+
+
+def skill_prompt_tokens(url: str, workspace: Path) -> dict[str, int]:
+    """What the skills add to every prompt, counted by the server's /tokenize: the catalogue
+    of the bundled skills (HOME is the scratch folder meanwhile) and the skill tool."""
+    from agent.commands.turns import setup_skills
+    from agent.config import Config
+    from agent.context.prompt import TokenCounter
+    from agent.permissions.rules import Permissions
+    from tools.registry import default_registry
+    from tools.tool import ToolContext
+
+    counter = TokenCounter(url)
+    real_home = os.environ["HOME"]
+    os.environ["HOME"] = str(workspace.parent)  # no skills of the machine's user
+    setup = setup_skills(
+        workspace,
+        Config(),
+        default_registry(),
+        ToolContext(workspace),
+        Permissions("ask", [], [], workspace, []),
+        counter.count_text,
+    )
+    os.environ["HOME"] = real_home
+    tool = setup.registry.get("skill")
+    figures = {
+        "catalogue": counter.count_text(setup.catalogue),
+        "skill_tool_schema": counter.count_tools([openai_schema(tool)]) if tool else 0,
+    }
+    counter.close()
+    return figures
 
 
 def turn(text: str, url: str, workspace: Path, env: dict[str, str], first: bool) -> dict[str, Any]:
@@ -82,11 +124,13 @@ def turn(text: str, url: str, workspace: Path, env: dict[str, str], first: bool)
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=len(SCRIPT))
+    parser.add_argument("--turns", type=int, help="how many of the script's turns (default all)")
+    parser.add_argument("--skill", action="store_true", help="the session that loads a skill")
     parser.add_argument("--max-tokens", type=int, default=200)
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
     info = header("prompt_cache")
+    script = SKILL_SCRIPT if args.skill else SCRIPT
 
     def go() -> int:
         turns: list[dict[str, Any]] = []
@@ -95,7 +139,10 @@ def main() -> int:
             subprocess.run(["git", "init", "-q", str(workspace)], check=True)
             env = isolated_env(home)
             with served("tiny", home / "server.log") as (url, _plan):
-                for n, text in enumerate(SCRIPT[: args.turns], start=1):
+                if args.skill:
+                    info["skill_prompt_tokens"] = skill_prompt_tokens(url, workspace)
+                    print(f"  skills in every prompt (tokens): {info['skill_prompt_tokens']}")
+                for n, text in enumerate(script[: args.turns], start=1):
                     result = turn(text, url, workspace, env, first=n == 1)
                     requests = result["turns"]
                     turns.append(

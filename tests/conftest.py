@@ -158,3 +158,15 @@ def llama_servers_on(port: int) -> list[int]:
 def servers_on() -> Callable[[int], list[int]]:
     """llama_servers_on, for tests that check nothing was left running."""
     return llama_servers_on
+
+
+@pytest.fixture
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """HOME, beecode's config and data dirs as empty tmp dirs: no user skills or commands of the
+    machine's (tests of skills and commands use it)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("BEECODE_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("BEECODE_DATA_DIR", str(tmp_path / "data"))
+    return home

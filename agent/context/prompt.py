@@ -21,6 +21,7 @@ import httpx
 from agent.sessions.store import message_text
 from server.client import tokenize
 from server.errors import ServerError
+from skills.disclose import skill_contents
 from tools.output import cap_text
 
 Message = dict[str, Any]
@@ -162,7 +163,8 @@ async def compact(
     summarize: Callable[[list[Message]], Awaitable[str]],
     keep_recent: int = 6,
 ) -> list[Message]:
-    """The system message, one summary of the middle, and the last keep_recent messages verbatim.
+    """The system message, one summary of the middle, and the last keep_recent messages verbatim;
+    the bodies of skills loaded in the middle go on after the summary.
 
     The boundary moves back so no tool result is parted from the call that asked for it; when that
     leaves nothing to summarize (one long tool round), the messages come back unchanged and the
@@ -177,6 +179,10 @@ async def compact(
         return list(messages)
     old, recent = body[:boundary], body[boundary:]
     note = SUMMARY_PREFIX + (await summarize(old)).strip()
+    # Loaded skills are instructions still in force: their bodies go on verbatim.
+    kept = {block: None for m in old for block in skill_contents(message_text(m))}
+    if kept:
+        note += "\n\nSkills loaded earlier, still to follow:\n" + "\n".join(kept)
     first = recent[0] if recent else {}
     if first.get("role") == "user" and isinstance(first.get("content"), str):
         # Some chat templates reject two user messages in a row: fold the summary into the next.

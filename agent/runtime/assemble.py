@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.commands.turns import CommandAgent, setup_skills
 from agent.config import Config
 from agent.context.memory import project_memory
 from agent.context.prompt import TokenCounter, system_prompt
@@ -177,9 +178,10 @@ def assemble_agent(
     served: ServedModel,
     earlier: Session | None,
     registry: ToolRegistry,
-) -> Agent:
-    """The agent around a served model: tools, permissions with the remembered allow rules, the
-    session (``earlier`` or a new one) and the system prompt with the project's memory."""
+) -> CommandAgent:
+    """The agent around a served model: tools (with the ``skill`` tool), permissions with the
+    remembered allow rules, the session (``earlier`` or a new one), the system prompt with the
+    project's memory and the skills catalogue, and the slash commands a user can run."""
     extra_roots = [Path(p) for p in config.extra_roots]
     ctx = ToolContext(
         workspace=workspace,
@@ -199,15 +201,17 @@ def assemble_agent(
         extra_roots,
         remember=allowed.add,
     )
-    return Agent(
+    skills = setup_skills(workspace, config, registry, ctx, permissions, served.counter.count_text)
+    return CommandAgent(
         served.chat,
-        registry,
+        skills.registry,
         permissions,
         earlier or Session.create(workspace),
         config,
         ctx,
-        system=system_prompt(workspace, project_memory(workspace), ""),
+        system=system_prompt(workspace, project_memory(workspace), skills.catalogue),
         n_ctx=served.n_ctx,
         counter=served.counter,
         constrained=served.constrained,
+        skills=skills,
     )

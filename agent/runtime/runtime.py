@@ -82,6 +82,8 @@ class Runtime:
             raise
         for note in agent.session.skipped:  # misshapen session lines left out on resume
             progress("step", f"session {agent.session.id}: {note}")
+        for note in agent.skills.notes():  # skipped skill files and hidden commands
+            progress("step", note)
         if self.mcp is not None and not reuse:
             self.mcp.close()  # the previous agent's servers: the face swaps to the new agent now
         if self.agent is not None:
@@ -208,7 +210,7 @@ class Runtime:
                 return ["No MCP servers: add [mcp_servers.NAME] tables to the user config.toml."]
             return self.mcp.status_lines()
         if what != "bench":
-            return []  # skills: their issue has not landed an interface to list yet
+            return []
         from agent.runtime.baseline import bench_report
         from server.paths import data_dir
 

@@ -1,4 +1,5 @@
-"""Completions for the prompt: slash commands at the start, ``@path`` anywhere."""
+"""Completions for the prompt: slash commands (built-ins, skills, custom commands) at the start,
+``@path`` anywhere."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.tui.commands import COMMANDS
+from agent.tui.commands import known
 
 # Directories nobody means when typing @: noise from tools and version control.
 SKIP_DIRS = frozenset(
@@ -26,15 +27,19 @@ def complete(line: str, column: int, first_line: bool, workspace: Path) -> Compl
     before = line[:column]
     if first_line and before.startswith("/") and " " not in before:
         typed = before[1:].lower()
-        matching = [c for c in COMMANDS if c.name.startswith(typed)]
+        matching = [c for c in known(workspace) if c.name.lower().startswith(typed)]
         matching.sort(key=lambda c: c.name != typed)  # "/mode" typed out: mode before model
-        options = [(f"/{c.name}", c.help) for c in matching]
+        options = [(f"/{c.name}", _short(c.help)) for c in matching]
         return Completion(0, column, options) if options else None
     at = before.rfind("@")
     if at < 0 or (at > 0 and not before[at - 1].isspace()) or " " in before[at:]:
         return None
     paths = path_options(workspace, before[at + 1 :])
     return Completion(at, column, [(f"@{p}", "") for p in paths]) if paths else None
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def path_options(workspace: Path, fragment: str, limit: int = 40) -> list[str]:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 from textual.content import Content
 
+from agent.commands.load import listing
 from agent.config import Mode
 from agent.faces.contract import ConnectRequest
 from agent.permissions.rules import MODES
@@ -39,10 +40,20 @@ class SlashCommands:
 
     async def run(self, name: str, arg: str) -> None:
         handler = getattr(self, f"cmd_{name}", None)
-        if name not in commands.BY_NAME or handler is None:
-            await self.note(f"unknown command /{name} (/help lists them)", "warning")
+        if name in commands.BY_NAME and handler is not None:
+            await handler(arg)
             return
-        await handler(arg)
+        loaded = await asyncio.to_thread(commands.workspace_commands, self.app.backend.workspace)
+        command = loaded.registry.get(name) if loaded is not None else None
+        if command is None:
+            await self.note(f"unknown command /{name} (/help lists them)", "warning")
+        elif not await self._idle(name):
+            return
+        elif self.app.core is None:
+            await self.note(f"/{name}: not connected yet", "warning")
+        else:
+            # The core runs it: a skill's body, or the custom command's prompt, becomes the turn.
+            await self.app.main.start_turn(f"/{command.name} {arg}".rstrip())
 
     async def note(self, text: str, level: str = "info") -> None:
         await self.app.main.conversation.note(text, level)
@@ -64,7 +75,8 @@ class SlashCommands:
         for key, about in [*PROMPT_KEYS, *keys]:
             lines += [(f"  {key:<30}", "$text-accent"), f"{about}\n"]
         lines.append(("\nCommands\n", "bold"))
-        for command in commands.COMMANDS:
+        listed = await asyncio.to_thread(commands.known, self.app.backend.workspace)
+        for command in listed:
             lines += [(f"  /{command.name} {command.args}".ljust(32), "$text-accent")]
             lines.append(f"{command.help}\n")
         self.app.push_screen(TextScreen("beecode help", Content.assemble(*lines)))
@@ -242,7 +254,16 @@ class SlashCommands:
         self._background(self._extras("mcp"))
 
     async def cmd_skills(self, arg: str) -> None:
-        self._background(self._extras("skills"))
+        async def job() -> None:
+            workspace = self.app.backend.workspace
+            loaded = await asyncio.to_thread(commands.workspace_commands, workspace, refresh=True)
+            if loaded is None:
+                await self.note("/skills: the config has an error (see beecode skills list)")
+                return
+            text = "\n".join(listing(loaded)) + "\n\nRun one with /NAME ARGS."
+            self.app.push_screen(TextScreen("Skills and custom commands", Content(text)))
+
+        self._background(job())
 
     async def cmd_bench(self, arg: str) -> None:
         self._background(self._extras("bench"))

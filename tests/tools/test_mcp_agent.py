@@ -66,7 +66,7 @@ def test_without_mcp_servers_the_sdk_is_not_even_imported(tmp_path: Path) -> Non
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "9"]
+    assert done.stdout.split() == ["False", "10"]  # the 9 built-in tools and skill
 
 
 def test_the_runtime_lists_servers_with_status_and_closes_them_on_quit(tmp_path: Path) -> None:

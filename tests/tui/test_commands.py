@@ -235,10 +235,11 @@ class TestServerAndExtras:
             text = screen_text(app)
             assert text.startswith("`beecode bench` compares") and text.endswith("No run yet.")
 
-    async def test_features_not_built_yet_say_so(self, workspace: Path) -> None:
+    async def test_skills_lists_the_bundled_ones(self, workspace: Path) -> None:
         async with running(ScriptedRuntime(workspace)) as (app, pilot):
             await send(pilot, "/skills")
-            await until(pilot, lambda: "/skills: not available yet" in shown(app))
+            await until(pilot, lambda: isinstance(app.screen, TextScreen))
+            assert "write-tests  [bundled]" in screen_text(app)
 
     async def test_quit(self, workspace: Path) -> None:
         async with running(ScriptedRuntime(workspace)) as (app, pilot):

@@ -1,0 +1,147 @@
+"""The agent with skills and commands: ``/name args`` turns, the skill tool, allowed-tools.
+
+Both faces run every turn through ``CommandAgent.run_turn``. A turn whose text is ``/name args``
+for a skill becomes the skill's body (arguments filled in) and runs with the skill's tools; for
+a custom command it becomes the command's prompt. A skill from a project the user has not
+trusted asks once first, through the permission rules (a headless run cannot ask, so there it
+needs an allow rule ``skill(NAME)``, yolo, or a trusted workspace). The model activates skills
+with the skill tool; its allowed-tools then hold for the rest of that turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.commands.load import Loaded, load
+from agent.commands.registry import CommandRegistry, parse
+from agent.commands.scope import ScopedRegistry, SkillScope, open_skill_folders
+from agent.config import Config
+from agent.loop.agent import Agent
+from agent.loop.events import (
+    EventSink,
+    Notice,
+    PermissionDecision,
+    PermissionRequest,
+    TurnFinished,
+)
+from agent.permissions.rules import Permissions
+from skills.disclose import activation, catalogue, substitute
+from skills.skill import Skill
+from tools.registry import ToolRegistry
+from tools.skill import TOOL_NAME, SkillTool
+from tools.tool import Tool, ToolContext
+
+
+@dataclass
+class SkillSetup:
+    registry: ScopedRegistry  # the agent's tools, the skill tool among them
+    catalogue: str  # for the system prompt
+    loaded: Loaded
+    scope: SkillScope
+    tool: SkillTool | None
+    approved: set[str]  # untrusted project skills the user let in this session
+
+    def notes(self) -> list[str]:
+        """One line per skipped file and per hidden command, for the start of a session."""
+        registry = self.loaded.registry
+        skipped = [f"skipped {path}: {why}" for path, why in registry.skipped]
+        return skipped + [f"hidden: {clash}" for clash in registry.clashes]
+
+
+def setup_skills(
+    workspace: Path,
+    config: Config,
+    tools: ToolRegistry,
+    ctx: ToolContext,
+    permissions: Permissions,
+    count: Callable[[str], int],
+) -> SkillSetup:
+    """Discover the skills and commands; add the skill tool (when the model may activate any)
+    to the tools; ``count``: text -> tokens, for the catalogue's cap."""
+    loaded = load(workspace, config)
+    scope = SkillScope(workspace)
+    offered = [s for s in loaded.skills.skills if s.model_invocable]
+    members: list[Tool] = [t for n in tools.names() if (t := tools.get(n)) is not None]
+    tool = SkillTool(offered, scope.narrow) if offered else None
+    approved = tool.approved if tool is not None else set()
+    # After the built-in tools, before MCP servers' (theirs come and go with the servers).
+    at = next(
+        (n for n, t in enumerate(members) if type(t).__module__.startswith("tools.mcp")), None
+    )
+    if tool is not None:
+        members.insert(len(members) if at is None else at, tool)
+    registry = ScopedRegistry(members, scope)
+    open_skill_folders(loaded.skills.skills, ctx, permissions)
+    return SkillSetup(registry, catalogue(offered, count), loaded, scope, tool, approved)
+
+
+class CommandAgent(Agent):
+    def __init__(self, *args: Any, skills: SkillSetup, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.skills = skills
+
+    @property
+    def commands(self) -> CommandRegistry:
+        return self.skills.loaded.registry
+
+    async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
+        parsed = parse(user_text.strip())
+        command = self.commands.get(parsed[0]) if parsed else None
+        if parsed is None or command is None:
+            text, skill = user_text, None
+        elif command.kind == "built-in":  # the TUI carries these out; one reaching here cannot run
+            finished = TurnFinished([], "error", f"/{command.name} is a command of the TUI.")
+            emit(finished)
+            return finished
+        elif command.skill is not None:
+            skill = command.skill
+            if not await self._consent(skill, emit):
+                finished = TurnFinished([], "error", f"Not using the skill {skill.name}.")
+                emit(finished)
+                return finished
+            text = f"/{skill.name} {parsed[1]}".rstrip() + "\n" + activation(skill, parsed[1])
+            if self.skills.tool is not None:
+                self.skills.tool.loaded.add(skill.name)
+        else:
+            text, skill = substitute(command.template, parsed[1]), None
+        if skill is not None:
+            self.skills.scope.narrow(skill)
+        try:
+            return await super().run_turn(text, emit)
+        finally:
+            self.skills.scope.clear()
+
+    async def _consent(self, skill: Skill, emit: EventSink) -> bool:
+        """True when the skill may be used: trusted, approved before, or allowed now."""
+        if skill.trusted or skill.name in self.skills.approved:
+            return True
+        decision = self.permissions.check(TOOL_NAME, "execute", skill.name, [])
+        allowed, reason = decision.verdict == "allow", decision.reason
+        if decision.verdict == "ask":
+            future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
+            why = f"the skill {skill.name} comes from a project you have not trusted"
+            emit(
+                PermissionRequest(
+                    f"skill-{skill.name}", TOOL_NAME, "execute", skill.name, why, future
+                )
+            )
+            answer = await future
+            allowed, reason = (
+                answer.choice in ("allow_once", "allow_always"),
+                f"user: {answer.choice}",
+            )
+            if answer.choice == "allow_always":
+                reason += " " + self.permissions.allow_always(TOOL_NAME, skill.name)
+        self.session.append(
+            {"type": "permission", "tool": TOOL_NAME, "subject": skill.name, "reason": reason}
+            | {"verdict": "allow" if allowed else "deny"}
+        )
+        if not allowed:
+            emit(Notice(f"/{skill.name}: not used ({reason})", "warning"))
+        else:
+            self.skills.approved.add(skill.name)
+        return allowed
