@@ -7,8 +7,6 @@ never about what the model chose to say.
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +18,7 @@ from agent.loop.events import Event, RequestStats
 from agent.model.endpoint import ContextOverflow, OpenAIChatModel, StreamEnd
 from agent.runtime.assemble import build_agent
 from agent.steps.constrained import ConstrainedSteps
+from tests.agent.headless_run import headless_json
 
 pytestmark = pytest.mark.real_server
 
@@ -36,17 +35,7 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_headless_creates_hello_py_and_runs_it(tiny_server: str, workspace: Path) -> None:
     task = "create hello.py that prints hello, then run it"
-    args = ["-p", task, "--permission-mode", "yolo", "--endpoint", tiny_server]
-    done = subprocess.run(
-        [sys.executable, "-m", "agent", *args, "--output-format", "json", "--max-steps", "8"],
-        cwd=workspace,
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert done.returncode in (0, 3), done.stderr
-    result = json.loads(done.stdout)
+    result = headless_json(workspace, tiny_server, task, max_steps=8)
     assert result["stop_reason"] in ("done", "max_steps", "tool_failures")
     ran = [c for c in result["tool_calls"] if not c["is_error"]]
     assert ran, result["tool_calls"]

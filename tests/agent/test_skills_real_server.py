@@ -7,13 +7,11 @@ by hand, 2026-12-01). What it writes comes from the skill's body."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.agent.headless_run import headless_json
 
 pytestmark = pytest.mark.real_server
 
@@ -40,23 +38,10 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return ws
 
 
-def headless(workspace: Path, url: str, task: str) -> dict[str, object]:
-    args = ["-p", task, "--permission-mode", "yolo", "--endpoint", url, "--max-steps", "6"]
-    done = subprocess.run(
-        [sys.executable, "-m", "agent", *args, "--output-format", "json"],
-        cwd=workspace,
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert done.returncode in (0, 3), done.stderr
-    result: dict[str, object] = json.loads(done.stdout)
-    return result
-
-
 def test_the_model_activates_a_skill_and_follows_it(tiny_server: str, workspace: Path) -> None:
-    result = headless(workspace, tiny_server, "Load the skill greeting-file and follow it.")
+    result = headless_json(
+        workspace, tiny_server, "Load the skill greeting-file and follow it.", max_steps=6
+    )
     calls = result["tool_calls"]
     assert isinstance(calls, list)
     loaded = [c for c in calls if c["name"] == "skill" and not c["is_error"]]
