@@ -57,6 +57,9 @@ class Config:
     bash_max_timeout_s: float = 600.0
     # Tool output kept for the model (head and tail); the rest is counted, not sent.
     max_output_chars: int = 30_000
+    # Longest wait for the model server's next byte before a reply counts as stalled, in seconds
+    # (a long prefill on a CPU sends nothing for minutes, so the default is generous).
+    stall_timeout_s: float = 3600.0
     # Model requests per user turn before the turn stops.
     max_steps: int = 50
     # Tool calls: native (server-parsed), constrained (JSON-schema steps), auto (chosen per model).

@@ -15,6 +15,7 @@ CEILINGS: dict[str, float] = {
     "bash_max_timeout_s": 86_400,
     "max_output_chars": 2_000_000,
     "max_steps": 10_000,
+    "stall_timeout_s": 86_400,
 }
 
 

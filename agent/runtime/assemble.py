@@ -148,6 +148,7 @@ def serve_model(url: str, config: Config) -> ServedModel:
         top_p=config.top_p,
         top_k=config.top_k,
         max_tokens=config.max_tokens,
+        stall_s=config.stall_timeout_s,
     )
     counter = TokenCounter(root if n_ctx is not None else None, api_key=config.api_key)
     return ServedModel(model, name, n_ctx, constrained, counter)

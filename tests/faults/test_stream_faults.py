@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from agent.config import Config, load_config
 from agent.loop.agent import Agent
 from agent.loop.events import ErrorEvent, Event
 from agent.model.endpoint import OpenAIChatModel
+from agent.runtime.assemble import serve_model
 from agent.sessions.store import Session
 from tests.faults.agents import yolo_agent
 from tests.faults.misbehaving import misbehaving_server
@@ -63,3 +65,21 @@ async def test_fields_of_the_wrong_shape_are_ignored_not_fatal(ws: Path) -> None
     # What is left of the odd call (no name) is refused each time the server repeats it.
     assert finished.stop_reason == "tool_failures" and "unknown tool ''" in finished.final_text
     assert [s.source for s in finished.stats] == ["client"] * 3
+
+
+async def test_the_stall_timeout_is_the_users_setting(ws: Path) -> None:
+    with misbehaving_server() as url:
+        config = Config(endpoint=f"{url}/stall", stall_timeout_s=1.0)
+        served = serve_model(config.endpoint, config)
+        finished = await yolo_agent(served.chat, ws, Session.create(ws)).run_turn(
+            "hi", lambda _e: None
+        )
+    assert finished.final_text.startswith(BROKEN["stall"])
+
+
+def test_a_project_config_cannot_raise_the_stall_timeout(ws: Path) -> None:
+    (ws / ".beecode").mkdir()
+    (ws / ".beecode" / "config.toml").write_text("stall_timeout_s = 86000\n")
+    config = load_config(ws)
+    assert config.stall_timeout_s == Config().stall_timeout_s
+    assert "stall_timeout_s" in " ".join(config.ignored_project_settings)
