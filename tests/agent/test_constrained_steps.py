@@ -138,3 +138,15 @@ async def test_auto_mode_switches_to_constrained_after_two_invalid_native_calls(
     switched = "The model's tool calls were invalid; switching to constrained steps."
     assert face.of(Notice) == [Notice(switched)]
     assert [m["role"] for m in agent.messages[1:]][-1] == "assistant" and len(results(agent)) == 2
+
+
+async def test_no_request_shows_a_small_model_an_answer_to_copy(ws: Path) -> None:
+    """Worked answers were copied into reports of runs that printed nothing: the guide shows
+    calls only, and the report request has no words a report could take."""
+    agent, model = make_agent(ws, [text(ECHO), text(ECHO), text("")], tool_mode="constrained")
+    await agent.run_turn("run echo hi", Face())
+
+    system = model.requests[0].messages[0]["content"]
+    assert '"name": "answer"' not in system and "printed" not in system
+    assert model.requests[-1].messages[-1]["content"] == REPORT_PROMPT
+    assert not any(c.isdigit() or c == "." for c in REPORT_PROMPT[:-1])
