@@ -36,6 +36,7 @@ from agent.loop.events import (
     TurnFinished,
 )
 from agent.loop.facts import FactsRecorder
+from agent.loop.guard import WorkGuard
 from agent.model.endpoint import ChatModel, ContextOverflow, ModelError
 from agent.model.reply import Call, Reply, collect
 from agent.permissions.rules import Permissions
@@ -61,7 +62,7 @@ class _Stop(Exception):
 class _Turn:
     emit: EventSink
     facts: FactsRecorder
-    prompt: str = ""
+    guard: WorkGuard
     stats: list[RequestStats] = dataclasses.field(default_factory=list)
     invalid_streak: int = 0
 
@@ -101,7 +102,8 @@ class Agent:
 
     async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
         """One user turn: model and tool steps until the model answers or the turn stops."""
-        turn = _Turn(emit, FactsRecorder(self._ledger.workspace), user_text)
+        workspace = self._ledger.workspace
+        turn = _Turn(emit, FactsRecorder(workspace), WorkGuard(workspace, user_text))
         self._cancelled = False
         self.policy.start_turn()
         content, attached = attach_mentions(user_text, self._ledger.workspace)
@@ -205,6 +207,9 @@ class Agent:
             call.error = call.error or self.registry.validate(call.name, call.arguments)
             turn.invalid_streak = turn.invalid_streak + 1 if call.error else 0
             invalid += bool(call.error)
+            if not call.error and (kept := turn.guard.refusal(call)):
+                call.error = kept
+                turn.facts.excused.add(call.id)  # beecode kept the work: not a failed step
             call.error = call.error or self._ledger.unread_edit(call) or self.policy.refusal(call)
         answered: set[str] = set()
 
@@ -212,6 +217,7 @@ class Agent:
             answered.add(call.id)
             self._ledger.observe(call, result)
             turn.facts.observe(call, self._ledger.kind(call), result)
+            turn.guard.observe(call, result)
             note = self.policy.note(call, self._ledger.kind(call), result)
             self._add({"role": "tool", "tool_call_id": call.id, "content": result.output + note})
 

@@ -6,7 +6,8 @@ without a checkpoint (no git) they come from the file tools' results. Every comm
 with its exit status and the start of its output. A failed step (an error, or a command that
 exited non-zero) is unrecovered unless a later call on the same subject (the same path, the
 same command line) succeeded. Reads and permission denials are not failed steps: a look at a
-missing file is exploring, a denial the user's choice.
+missing file is exploring, a denial the user's choice; nor is a write refused to keep the turn's
+checked work (``agent.loop.guard``).
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ class FactsRecorder:
         self.commands: list[CommandRun] = []
         self.outputs: list[str] = []  # every result's output, for checking the answer's claims
         self._failures: dict[str, str] = {}  # subject -> the failure, until a success on it
+        self.excused: set[str] = set()  # ids of calls refused to keep the turn's work
 
     def observe(self, call: Call, kind: str | None, result: ToolResult) -> None:
         args = call.arguments or {}
@@ -87,7 +89,7 @@ class FactsRecorder:
         path = result.meta.get("path")
         if kind == "edit" and not result.is_error and isinstance(path, str):
             (self.created if result.meta.get("created") else self.changed)[path] = None
-        if kind in (None, "read") or result.meta.get("denied"):
+        if kind in (None, "read") or result.meta.get("denied") or call.id in self.excused:
             return  # a look is exploring; a denial is the user's choice
         subject = f"{call.name} {args.get('command') or args.get('path') or ''}".strip()
         if result.is_error or exit_code not in (None, 0):
