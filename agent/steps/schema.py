@@ -104,9 +104,14 @@ def step_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
     return {"anyOf": branches}
 
 
+# What one step needs: a call with a small file's content. A 0.5B model, done and not stopping,
+# once filled 4,096 tokens with one degenerate step; a capped one ends as an invalid call.
+STEP_MAX_TOKENS = 1536
+
+
 def step_format(tools: list[dict[str, Any]]) -> ReplyFormat:
     """The reply format of a step that may call one of ``tools``."""
-    return ReplyFormat(step_schema(tools), "step")
+    return ReplyFormat(step_schema(tools), "step", STEP_MAX_TOKENS)
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*(?:```)?\s*$", re.S)
