@@ -109,6 +109,12 @@ def step_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
 STEP_MAX_TOKENS = 1536
 
 
+# After a step that may have finished the task, a small model answers this and only this: it
+# picks "done" reliably where, offered a free step, it repeated itself or broke good work.
+CHOICE_PROMPT = "Is the task done?"
+CHOICE_FORMAT = ReplyFormat({"enum": ["done", "continue"]}, "choice", 8)
+
+
 def step_format(tools: list[dict[str, Any]]) -> ReplyFormat:
     """The reply format of a step that may call one of ``tools``."""
     return ReplyFormat(step_schema(tools), "step", STEP_MAX_TOKENS)
