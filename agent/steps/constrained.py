@@ -61,6 +61,7 @@ class ConstrainedSteps(StepPolicy):
         self._offer: Offer = "all"
         self._asked: Offer = "all"  # what the latest step offered
         self._finished_step = False  # the latest step's calls may have finished the task
+        self._change_said = ""  # the latest result of a change, in beecode's words
         self._last_result = ""  # the last result the model saw, the report when it says nothing
 
     def system(self, prompt: str) -> str:
@@ -120,6 +121,11 @@ class ConstrainedSteps(StepPolicy):
         note = super().note(call, kind, result)
         if note == DONE_NOTE:
             note = ""  # the turn ends with the report now; a small model would copy the note
+        if _fed_back(self._change_said, call):
+            # beecode's own words about a change, fed back as input (echo "wrote notes.txt
+            # (1 line)"): a near-repeat of a model with nothing left to do. It reports now.
+            self.watch.settled = True
+        self._change_said = result.output if kind == "edit" and not result.is_error else ""
         self._last_result = result.output + note
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
         done_kind = kind == "edit" or result.meta.get("exit_code") == 0
@@ -195,6 +201,13 @@ def step_policy(
 
 def _name(tool: dict[str, Any]) -> str:
     return str(tool["function"]["name"])
+
+
+def _fed_back(said: str, call: Call) -> bool:
+    """Whether the call's arguments hold ``said`` (its first line, if long enough to tell)."""
+    line = said.strip().split("\n", 1)[0]
+    values = (call.arguments or {}).values()
+    return len(line) >= 12 and any(isinstance(v, str) and line in v for v in values)
 
 
 def _shown(text: str, emit: EventSink) -> str:

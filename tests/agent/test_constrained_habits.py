@@ -126,3 +126,15 @@ def test_asking_whether_an_answer_waits_changes_nothing() -> None:
     assert watch.answer_waits()  # the failing call still sets one aside
     watch.set_answer_aside()
     assert not watch.answer_waits()
+
+
+async def test_a_changes_result_fed_back_as_input_ends_the_turn_with_the_report(ws: Path) -> None:
+    write = '{"name": "write", "arguments": {"path": "notes.txt", "content": "buy milk\\n"}}'
+    echo = '{"name": "bash", "arguments": {"command": "echo \\"created notes.txt (1 line)\\""}}'
+    said = '{"name": "answer", "arguments": {"text": "notes.txt holds buy milk."}}'
+    agent, model = make_agent(ws, [text(write), text(echo), text(said)], tool_mode="constrained")
+    finished = await agent.run_turn("create notes.txt containing buy milk", Face())
+
+    assert finished.final_text == "notes.txt holds buy milk."
+    assert offered(model.requests[2]) == {"answer"}  # the report, right after the near-repeat
+    assert (ws / "notes.txt").read_text() == "buy milk\n"
