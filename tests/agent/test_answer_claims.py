@@ -7,8 +7,9 @@ from pathlib import Path
 
 from agent.loop.claims import doubts
 from agent.loop.facts import CommandRun, TurnFacts
-from agent.model.scripted import call, text
+from agent.model.scripted import text
 from tests.agent.loop_kit import Face, make_agent
+from tests.agent.test_turn_facts import failed_edit
 
 RAN = [CommandRun("python3 fib.py", 0, "")]
 
@@ -46,15 +47,8 @@ def test_success_claimed_after_an_unrecovered_failure() -> None:
 
 
 async def test_the_loop_puts_the_doubts_in_the_facts(ws: Path) -> None:
-    (ws / "config.py").write_text("debug = False\n")
-    agent, _ = make_agent(
-        ws,
-        [
-            call("read", {"path": "config.py"}),
-            call("edit", {"path": "config.py", "old": "debug = no", "new": "debug = True"}),
-            text("Config.py has been updated; running it printed True."),
-        ],
-    )
+    claim = text("Config.py has been updated; running it printed True.")
+    agent, _ = make_agent(ws, [*failed_edit(ws), claim])
     finished = await agent.run_turn("set debug to True in config.py", Face())
 
     assert finished.stop_reason == "failed"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent.loop.events import TurnFinished
 from agent.loop.facts import CommandRun
-from agent.model.scripted import call, text
+from agent.model.scripted import Step, call, text
 from tests.agent.loop_kit import Face, make_agent
 
 
@@ -51,17 +51,18 @@ async def test_a_turn_that_only_reads_has_no_facts_to_show(ws: Path) -> None:
     assert finished.stop_reason == "done"
 
 
-async def test_a_failed_edit_not_recovered_ends_the_turn_as_failed(ws: Path) -> None:
+def failed_edit(ws: Path) -> list[list[Step]]:
+    """config.py read, then an edit of it whose old text is not there."""
     (ws / "config.py").write_text("debug = False\n")
-    agent, _ = make_agent(
-        ws,
-        [
-            call("read", {"path": "config.py"}),
-            call("edit", {"path": "config.py", "old": "debug = no", "new": "debug = True"}),
-            call("bash", {"command": "python3 config.py"}),
-            text("I could not find the text."),
-        ],
-    )
+    return [
+        call("read", {"path": "config.py"}),
+        call("edit", {"path": "config.py", "old": "debug = no", "new": "debug = True"}),
+    ]
+
+
+async def test_a_failed_edit_not_recovered_ends_the_turn_as_failed(ws: Path) -> None:
+    run_it = call("bash", {"command": "python3 config.py"})
+    agent, _ = make_agent(ws, [*failed_edit(ws), run_it, text("I could not find the text.")])
     finished = await agent.run_turn("set debug to True", Face())
 
     assert finished.stop_reason == "failed"
