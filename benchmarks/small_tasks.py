@@ -52,6 +52,7 @@ class Task:
     prompt: str
     check: Callable[[Path, dict[str, Any]], bool]  # (workspace, headless json result) -> done
     files: dict[str, str] = field(default_factory=dict)
+    committed: bool = True  # False: the files are the uncommitted change the task is about
 
 
 TASKS = [
@@ -109,6 +110,7 @@ TASKS = [
             and git(ws, "status", "--porcelain") == ""
         ),
         {"README.md": "# demo\n"},
+        committed=False,
     ),
     Task(
         "count-lines",
@@ -156,7 +158,7 @@ def prepare(ws: Path, task: Task, temperature: float | None) -> None:
     subprocess.run(["git", "commit", "-qm", "start"], cwd=ws, check=True)
     for name, text in task.files.items():
         (ws / name).write_text(text)
-    if task.name != "git-commit":  # that task's change is the uncommitted file
+    if task.committed:
         subprocess.run(["git", "add", "-A"], cwd=ws, check=True)
         subprocess.run(["git", "commit", "-qm", "files", "--allow-empty"], cwd=ws, check=True)
 
@@ -210,6 +212,7 @@ def attempt(task: Task, home: Path, endpoint: str, args: argparse.Namespace) -> 
             f"{c['name']} {json.dumps(c.get('arguments'))[:70]}" for c in result["tool_calls"]
         ],
         "answer": result["result"][:200],
+        "doubts": result.get("doubts", []),  # where beecode's facts contradict the answer
     }
 
 

@@ -212,7 +212,11 @@ class WriteTool(BaseTool):
         verb = "created" if created else "wrote"
         return ToolResult(
             f"{verb} {shown} ({counted})" + syntax_note(shown, content),
-            meta={"path": shown, "diff": unified_diff(before, content, shown, created)},
+            meta={
+                "path": shown,
+                "created": created,
+                "diff": unified_diff(before, content, shown, created),
+            },
         )
 
 

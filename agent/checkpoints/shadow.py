@@ -141,6 +141,17 @@ class ShadowRepo:
             self.git("update-ref", REF, commit)
             return commit
 
+    def changes_since(self, commit: str) -> dict[str, str]:
+        """The workspace's files that differ from snapshot ``commit``: path -> A, M or D."""
+        with self.locked():
+            self._sync_excludes()
+            self.git("add", "--all", "--ignore-errors", "--", ".", unreadable_ok=True)
+            out = self.git(
+                "diff-index", "--cached", "-r", "-z", "--no-renames", "--name-status", commit
+            )
+        fields = out.decode(errors="surrogateescape").split("\0")
+        return {path: status for status, path in zip(fields[0::2], fields[1::2], strict=False)}
+
     def head(self) -> str | None:
         try:
             return self.git("rev-parse", "--verify", "--quiet", REF).decode().strip() or None

@@ -74,6 +74,13 @@ class Checkpoints:
         )
         return True
 
+    def turn_changes(self, session: str, mark: int | None) -> dict[str, str] | None:
+        """What changed since this turn's checkpoint (path -> A, M or D); None without one."""
+        turns = [e for e in self.entries() if e.get("kind") == "turn"]
+        if not turns or (turns[-1].get("session"), turns[-1].get("mark")) != (session, mark):
+            return None
+        return self.repo.changes_since(turns[-1]["commit"])
+
     def undo(self, steps: int = 1) -> Restored:
         turns, index, at, _ = self._where()
         if steps < 1 or index - steps < 0:

@@ -1,15 +1,16 @@
 """``beecode -p TASK``: one task to completion, for scripts, CI and the benchmarks.
 
 Output formats: ``text`` (the answer on stdout; tool calls and a stats line on stderr),
-``json`` (one object: result, stop_reason, turns, tool_calls, session_id) and ``stream-json``
+``json`` (one object: result, stop_reason, turns, tool_calls, the turn's facts as changes,
+commands, failed and doubts, session_id) and ``stream-json``
 (every event as one JSON line, then the same result object with ``"type": "result"``).
 
 Nobody is there to answer a permission prompt, so a call the permission mode would ask about is
 denied, with a note on stderr and a message telling the model why. Pick the mode that fits the
 task: ``--permission-mode auto-edit`` (edits run), ``yolo`` (everything runs), or allow rules.
 
-Exit status: 0 done, 1 error, 2 usage, 3 stopped by the step limit or repeated tool failures,
-130 interrupted.
+Exit status: 0 done, 1 error, 2 usage, 3 stopped by the step limit or repeated tool failures
+or answered after a failed step that was not recovered, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -33,11 +34,12 @@ from agent.loop.events import (
     ToolCallStarted,
     TurnFinished,
 )
+from agent.loop.facts import TurnFacts
 from agent.runtime import RefusedRequest, Runtime
 from agent.runtime.assemble import AppError
 from agent.sessions.store import SessionError
 
-EXIT = {"done": 0, "error": 1, "max_steps": 3, "tool_failures": 3, "cancelled": 130}
+EXIT = {"done": 0, "failed": 3, "error": 1, "max_steps": 3, "tool_failures": 3, "cancelled": 130}
 HEADLESS_DENIAL = (
     "No user is present to approve this (headless run); it was not run. "
     "Do without it, or finish and say what you would need."
@@ -76,6 +78,16 @@ def _plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
     return str(value)
+
+
+def facts_json(facts: TurnFacts) -> dict[str, Any]:
+    """The turn's facts as the result object's ``changes``, ``commands``, ``failed``, ``doubts``."""
+    return {
+        "changes": {"created": facts.created, "changed": facts.changed, "deleted": facts.deleted},
+        "commands": [dataclasses.asdict(run) for run in facts.commands],
+        "failed": facts.failed,
+        "doubts": facts.doubts,
+    }
 
 
 class HeadlessFace:
@@ -119,6 +131,7 @@ class HeadlessFace:
             "stop_reason": finished.stop_reason,
             "turns": [dataclasses.asdict(s) for s in finished.stats],
             "tool_calls": list(self.tool_calls.values()),
+            **facts_json(finished.facts),
             "session_id": session_id,
         }
         if self.format == "json":
@@ -126,7 +139,9 @@ class HeadlessFace:
         elif self.format == "stream-json":
             print(json.dumps({"type": "result", **result}, ensure_ascii=False), file=self.out)
         else:
-            if finished.stop_reason == "done":
+            for line in finished.facts.lines():  # beecode's account first, then the model's
+                print(f"beecode: {line}", file=self.err)
+            if finished.stop_reason in ("done", "failed"):
                 print(finished.final_text, file=self.out)
             else:
                 print(f"beecode: {finished.final_text}", file=self.err)

@@ -24,8 +24,19 @@ from agent.config import Config
 from agent.context.mentions import attach_mentions
 from agent.context.prompt import TokenCounter, should_compact
 from agent.loop.calls import CallRunner
+from agent.loop.claims import doubts
 from agent.loop.compaction import shorter_history
-from agent.loop.events import ErrorEvent, EventSink, Notice, RequestStats, StepStats, TurnFinished
+from agent.loop.events import (
+    ErrorEvent,
+    EventSink,
+    Notice,
+    RequestStats,
+    StepStats,
+    StopReason,
+    TurnFinished,
+)
+from agent.loop.facts import FactsRecorder
+from agent.loop.guard import WorkGuard
 from agent.model.endpoint import ChatModel, ContextOverflow, ModelError
 from agent.model.reply import Call, Reply, collect
 from agent.permissions.rules import Permissions
@@ -50,6 +61,8 @@ class _Stop(Exception):
 @dataclasses.dataclass
 class _Turn:
     emit: EventSink
+    facts: FactsRecorder
+    guard: WorkGuard
     stats: list[RequestStats] = dataclasses.field(default_factory=list)
     invalid_streak: int = 0
 
@@ -89,7 +102,8 @@ class Agent:
 
     async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
         """One user turn: model and tool steps until the model answers or the turn stops."""
-        turn = _Turn(emit)
+        workspace = self._ledger.workspace
+        turn = _Turn(emit, FactsRecorder(workspace), WorkGuard(workspace, user_text))
         self._cancelled = False
         self.policy.start_turn()
         content, attached = attach_mentions(user_text, self._ledger.workspace)
@@ -101,7 +115,7 @@ class Agent:
         except asyncio.CancelledError:
             if not self._cancelled:
                 raise
-            finished = TurnFinished(turn.stats, "cancelled", "Cancelled by the user.")
+            finished = self._finished(turn, "cancelled", "Cancelled by the user.")
         finally:
             self._task = None
         emit(finished)
@@ -136,14 +150,23 @@ class Agent:
             raise _Stop("max_steps", f"Stopped: reached the step limit ({self.config.max_steps}).")
         except _Stop as stop:
             turn.emit(Notice(str(stop), "warning"))
-            return TurnFinished(turn.stats, stop.reason, str(stop))
+            return self._finished(turn, stop.reason, str(stop))
         except (ModelError, SessionError) as e:  # SessionError: the disk is full, say
             turn.emit(ErrorEvent(str(e)))
-            return TurnFinished(turn.stats, "error", str(e))
+            return self._finished(turn, "error", str(e))
 
     def _finish(self, turn: _Turn, answer: str) -> TurnFinished:
         self._add({"role": "assistant", "content": answer})
-        return TurnFinished(turn.stats, "done", answer)
+        return self._finished(turn, "done", answer)
+
+    def _finished(self, turn: _Turn, reason: StopReason, text: str) -> TurnFinished:
+        """The turn's end with its facts; an answer is checked against them, and a turn that
+        answered after an unrecovered failed step stops as ``failed``."""
+        facts = turn.facts.facts(self.session.id, self.session.turn_mark)
+        if reason == "done":
+            facts = dataclasses.replace(facts, doubts=doubts(text, facts, turn.facts.outputs))
+            reason = "failed" if facts.failed else reason
+        return TurnFinished(turn.stats, reason, text, facts)
 
     async def _ask(self, turn: _Turn, step: Step) -> Reply:
         """One model reply, read by the policy; compacts first when the history nears the
@@ -184,12 +207,17 @@ class Agent:
             call.error = call.error or self.registry.validate(call.name, call.arguments)
             turn.invalid_streak = turn.invalid_streak + 1 if call.error else 0
             invalid += bool(call.error)
+            if not call.error and (kept := turn.guard.refusal(call)):
+                call.error = kept
+                turn.facts.excused.add(call.id)  # beecode kept the work: not a failed step
             call.error = call.error or self._ledger.unread_edit(call) or self.policy.refusal(call)
         answered: set[str] = set()
 
         def record(call: Call, result: ToolResult) -> None:
             answered.add(call.id)
             self._ledger.observe(call, result)
+            turn.facts.observe(call, self._ledger.kind(call), result)
+            turn.guard.observe(call, result)
             note = self.policy.note(call, self._ledger.kind(call), result)
             self._add({"role": "tool", "tool_call_id": call.id, "content": result.output + note})
 

@@ -64,7 +64,7 @@ class CallRunner:
             denial = await self._admit(call, tool, emit)
             if denial is not None:
                 await flush()
-                record(call, _refuse(call, denial, emit))
+                record(call, _refuse(call, denial, emit, denied=True))
             elif tool.kind(self._args(call)) == "read":
                 reads.append((call, tool))
             else:
@@ -134,8 +134,13 @@ class CallRunner:
         return result
 
 
-def _refuse(call: Call, problem: str, emit: EventSink) -> ToolResult:
-    result = ToolResult(f"Error: {problem}. Fix the call and try again.", is_error=True)
+def _refuse(call: Call, problem: str, emit: EventSink, *, denied: bool = False) -> ToolResult:
+    """``denied``: by the permissions (the user's choice, not a failed step of the task)."""
+    result = ToolResult(
+        f"Error: {problem}. Fix the call and try again.",
+        is_error=True,
+        meta={"denied": True} if denied else {},
+    )
     emit(ToolCallStarted(call.id, call.name, call.arguments or {}))
     emit(ToolCallFinished(call.id, call.name, result.output, True, 0.0))
     return result

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent.loop.facts import TurnFacts
+
 
 @dataclass(frozen=True)
 class RequestStats:
@@ -98,11 +100,18 @@ class StepStats:
     stats: RequestStats
 
 
+StopReason = Literal["done", "failed", "max_steps", "cancelled", "error", "tool_failures"]
+
+
 @dataclass(frozen=True)
 class TurnFinished:
+    """``failed``: the model answered, after a step that failed and was not recovered.
+    ``facts`` is what the turn did, computed by beecode (``agent.loop.facts``)."""
+
     stats: list[RequestStats]  # one per model request in the turn
-    stop_reason: Literal["done", "max_steps", "cancelled", "error", "tool_failures"]
+    stop_reason: StopReason
     final_text: str
+    facts: TurnFacts = field(default_factory=TurnFacts)
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,7 @@ class ReplyFormat:
 
     schema: dict[str, Any] | None = None
     name: str = "reply"  # the schema's name in the request
+    max_tokens: int | None = None  # a cap below the endpoint's, for a reply of known size
 
     @property
     def free(self) -> bool:
@@ -152,7 +153,7 @@ class OpenAIChatModel:
             "messages": messages,
             "stream": True,
             "stream_options": {"include_usage": True},
-            "max_tokens": self._max_tokens,
+            "max_tokens": min(self._max_tokens, reply_format.max_tokens or self._max_tokens),
             **self._sampling,
         }
         if tools:

@@ -8,6 +8,9 @@ keeps failing, is set aside once for a step that must call a tool. When the mode
 finished call, the turn ends with a closing step that can only be the answer; its instruction
 goes with that one request and is never kept, so the history (and a resumed session) shows the
 last result, then the answer. A step object is never streamed: its answer is shown once kept.
+After a step that may have finished the task (its calls worked, one a change or a command that
+exited 0) and needs no check first, the next request is the choice "done" or "continue", for that
+request only: done leads to the report, continue to a step that must call a tool.
 
 ``AutoSteps`` is native until the model's native calls prove invalid, then constrained.
 """
@@ -24,6 +27,8 @@ from agent.steps.habits import DONE_NOTE, ReadLedger, TurnWatch
 from agent.steps.policy import Step, StepPolicy
 from agent.steps.schema import (
     ANSWER,
+    CHOICE_FORMAT,
+    CHOICE_PROMPT,
     STEP_GUIDE,
     STEP_LEFT_OUT,
     parse_step,
@@ -33,7 +38,9 @@ from agent.steps.schema import (
 from tools.registry import ToolRegistry
 from tools.tool import ToolResult
 
-Offer = Literal["all", "tools", "answer"]  # what a step may call: either, a tool, the answer
+# What a step may call: either, a tool, the answer; or no call: the done-or-continue choice,
+# and the report it leads to (the answer only, asked for in words).
+Offer = Literal["all", "tools", "answer", "choice", "report"]
 NATIVE_INVALID_SWITCH = 2  # invalid native calls before "auto" switches to constrained steps
 # Short on purpose: a small model copies the words of this request into its answer.
 REPORT_PROMPT = "Now answer me in one or two sentences."
@@ -52,6 +59,9 @@ class ConstrainedSteps(StepPolicy):
         super().__init__(watch)
         self.registry, self.permissions, self.ledger = registry, permissions, ledger
         self._offer: Offer = "all"
+        self._asked: Offer = "all"  # what the latest step offered
+        self._finished_step = False  # the latest step's calls may have finished the task
+        self._change_said = ""  # the latest result of a change, in beecode's words
         self._last_result = ""  # the last result the model saw, the report when it says nothing
 
     def system(self, prompt: str) -> str:
@@ -63,6 +73,12 @@ class ConstrainedSteps(StepPolicy):
 
     def step(self, tools: list[dict[str, Any]]) -> Step:
         offer, self._offer = self._offer, "all"
+        self._asked = offer
+        if offer == "choice":  # the tools described as ever: the prompt prefix stays the same
+            described = step_tools([t for t in tools if _name(t) not in STEP_LEFT_OUT])
+            return Step(described, CHOICE_FORMAT, CHOICE_PROMPT)
+        if offer == "report":
+            return self._step(tools, "answer", REPORT_PROMPT)
         return self._step(tools, offer)
 
     def _step(self, tools: list[dict[str, Any]], offer: Offer, instruction: str = "") -> Step:
@@ -90,6 +106,8 @@ class ConstrainedSteps(StepPolicy):
     def read(self, reply: Reply) -> None:
         if reply.calls:  # the server sent native calls after all
             return
+        if self._asked == "choice":  # read in answer(): the choice is never an answer
+            return
         step = parse_step(reply.text)
         if isinstance(step, str):
             reply.text = step
@@ -103,10 +121,32 @@ class ConstrainedSteps(StepPolicy):
         note = super().note(call, kind, result)
         if note == DONE_NOTE:
             note = ""  # the turn ends with the report now; a small model would copy the note
+        if _fed_back(self._change_said, call):
+            # beecode's own words about a change, fed back as input (echo "wrote notes.txt
+            # (1 line)"): a near-repeat of a model with nothing left to do. It reports now.
+            self.watch.settled = True
+        self._change_said = result.output if kind == "edit" and not result.is_error else ""
         self._last_result = result.output + note
+        failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
+        done_kind = kind == "edit" or result.meta.get("exit_code") == 0
+        self._finished_step = (self._finished_step or done_kind) and not failed
         return note
 
+    def after_calls(self, invalid: int, emit: EventSink) -> StepPolicy:
+        """A step whose calls all worked, one a change or a command that exited 0, may have
+        finished the task: the next step is the choice, unless the answer would wait anyway
+        (an unchecked change is run or read first)."""
+        if self._finished_step and not self.watch.answer_waits() and not self.watch.settled:
+            self._offer = "choice"
+        self._finished_step = False
+        return self
+
     def answer(self, reply: Reply, emit: EventSink) -> str | None:
+        if self._asked == "choice":  # done: the report; not done (or unreadable): a tool step
+            self._offer = "report" if reply.text.strip() == '"done"' else "tools"
+            return None
+        if self._asked == "report":
+            return self.closing_words(reply, emit)
         if self.watch.answer_waits():
             # The answer waits for a run, compile or read of the change. It is not kept, and
             # no request says so: a small model copies such words.
@@ -161,6 +201,13 @@ def step_policy(
 
 def _name(tool: dict[str, Any]) -> str:
     return str(tool["function"]["name"])
+
+
+def _fed_back(said: str, call: Call) -> bool:
+    """Whether the call's arguments hold ``said`` (its first line, if long enough to tell)."""
+    line = said.strip().split("\n", 1)[0]
+    values = (call.arguments or {}).values()
+    return len(line) >= 12 and any(isinstance(v, str) and line in v for v in values)
 
 
 def _shown(text: str, emit: EventSink) -> str:

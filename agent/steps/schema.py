@@ -17,25 +17,25 @@ from agent.model.endpoint import ReplyFormat
 from agent.model.toolcalls import ParsedCall, call_from_object, loads_lenient
 
 # Appended to the system prompt in constrained mode: the format, and worked tasks, which small
-# models follow far better than a description alone.
+# models follow far better than a description alone. The tasks show calls only, never an answer's
+# words: a small model copied a worked answer ("running it printed 5") into reports of runs that
+# printed nothing. What a turn did is beecode's to report (``agent.loop.facts``).
 STEP_GUIDE = """
 
 # Reply format
 Each reply is one JSON object {"name": <tool>, "arguments": {...}}, one step per reply. Shell
 commands (run a program, mkdir, mv, wc, git) go to bash. To change part of a file, edit it with
-old text copied exactly from the file. When the task is done, call answer.
+old text copied exactly from the file. When the task is done, call answer and say only what the
+results showed.
 Task "create add.py that prints 2+3, then run it", one reply per turn:
 {"name": "write", "arguments": {"path": "add.py", "content": "print(2 + 3)\\n"}}
 {"name": "bash", "arguments": {"command": "python3 add.py"}}
-{"name": "answer", "arguments": {"text": "Created add.py; running it printed 5."}}
 Task "rename total to sum in c.py":
 {"name": "edit", "arguments": {"path": "c.py", "old": "total", "new": "sum", "replace_all": true}}
 {"name": "bash", "arguments": {"command": "python3 c.py"}}
-{"name": "answer", "arguments": {"text": "Renamed total to sum in c.py; it still runs."}}
 Task "set debug to true in app.cfg, then commit all changes":
 {"name": "edit", "arguments": {"path": "app.cfg", "old": "debug = false", "new": "debug = true"}}
-{"name": "bash", "arguments": {"command": "git add -A && git commit -m 'Enable debug'"}}
-{"name": "answer", "arguments": {"text": "Set debug to true in app.cfg and committed it."}}"""
+{"name": "bash", "arguments": {"command": "git add -A && git commit -m 'Enable debug'"}}"""
 
 # Tools a constrained step does not offer: bash does what they do, in commands a small model has
 # seen far more often, and every branch left out makes the choice easier and the grammar smaller.
@@ -104,9 +104,20 @@ def step_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
     return {"anyOf": branches}
 
 
+# What one step needs: a call with a small file's content. A 0.5B model, done and not stopping,
+# once filled 4,096 tokens with one degenerate step; a capped one ends as an invalid call.
+STEP_MAX_TOKENS = 1536
+
+
+# After a step that may have finished the task, a small model answers this and only this: it
+# picks "done" reliably where, offered a free step, it repeated itself or broke good work.
+CHOICE_PROMPT = "Is the task done?"
+CHOICE_FORMAT = ReplyFormat({"enum": ["done", "continue"]}, "choice", 8)
+
+
 def step_format(tools: list[dict[str, Any]]) -> ReplyFormat:
     """The reply format of a step that may call one of ``tools``."""
-    return ReplyFormat(step_schema(tools), "step")
+    return ReplyFormat(step_schema(tools), "step", STEP_MAX_TOKENS)
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*(?:```)?\s*$", re.S)

@@ -13,12 +13,14 @@ from tools.registry import ToolRegistry, default_registry
 
 FAIL = '{"name": "bash", "arguments": {"command": "python3 broken.py"}}'
 FIXED = '{"name": "answer", "arguments": {"text": "Fixed."}}'
+DONE = '"done"'  # the choice after a step that may have finished the task
 
 
 async def fix_broken(ws: Path, *middle: str) -> tuple[Agent, ScriptedModel]:
-    """A turn on a broken script: the run fails twice, ``middle`` steps, a run, the answer."""
+    """A turn on a broken script: the run fails twice, ``middle`` steps, a run, the choice
+    (done), the answer."""
     (ws / "broken.py").write_text("print(1 +)\n")
-    replies = [text(s) for s in (FAIL, FAIL, *middle, FAIL, FIXED)]
+    replies = [text(s) for s in (FAIL, FAIL, *middle, FAIL, DONE, FIXED)]
     agent, model = make_agent(ws, replies, tool_mode="constrained")
     assert (await agent.run_turn("fix broken.py", Face())).final_text == "Fixed."
     return agent, model
@@ -29,7 +31,7 @@ async def test_a_call_failing_twice_takes_its_tool_away_until_a_file_changes(ws:
     fix = '{"name": "edit", "arguments": {"path": "broken.py", "old": "1 +", "new": "1"}}'
     agent, model = await fix_broken(ws, read, fix)
 
-    steps = [offered(r) for r in model.requests]
+    steps = [offered(r) for r in model.requests if r.reply_format.name == "step"]
     assert "bash" in steps[1]
     assert "bash" not in steps[2] and "bash" not in steps[3]
     assert {"read", "edit", "answer"} <= steps[2]  # only the failing tool is taken away
@@ -106,7 +108,7 @@ async def test_the_same_write_twice_asks_for_a_check_instead_of_ending(ws: Path)
     run = '{"name": "bash", "arguments": {"command": "python3 hello.py"}}'
     done = '{"name": "answer", "arguments": {"text": "It prints 1."}}'
     agent, model = make_agent(
-        ws, [text(write), text(write), text(run), text(done)], tool_mode="constrained"
+        ws, [text(write), text(write), text(run), text(DONE), text(done)], tool_mode="constrained"
     )
     finished = await agent.run_turn("create hello.py printing 1, then run it", Face())
 
@@ -124,3 +126,15 @@ def test_asking_whether_an_answer_waits_changes_nothing() -> None:
     assert watch.answer_waits()  # the failing call still sets one aside
     watch.set_answer_aside()
     assert not watch.answer_waits()
+
+
+async def test_a_changes_result_fed_back_as_input_ends_the_turn_with_the_report(ws: Path) -> None:
+    write = '{"name": "write", "arguments": {"path": "notes.txt", "content": "buy milk\\n"}}'
+    echo = '{"name": "bash", "arguments": {"command": "echo \\"created notes.txt (1 line)\\""}}'
+    said = '{"name": "answer", "arguments": {"text": "notes.txt holds buy milk."}}'
+    agent, model = make_agent(ws, [text(write), text(echo), text(said)], tool_mode="constrained")
+    finished = await agent.run_turn("create notes.txt containing buy milk", Face())
+
+    assert finished.final_text == "notes.txt holds buy milk."
+    assert offered(model.requests[2]) == {"answer"}  # the report, right after the near-repeat
+    assert (ws / "notes.txt").read_text() == "buy milk\n"

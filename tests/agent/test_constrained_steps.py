@@ -9,10 +9,11 @@ from agent.loop.events import Notice, TextDelta
 from agent.model.scripted import call, text
 from agent.sessions.store import Session, read_records
 from agent.steps.constrained import REPORT_PROMPT, ConstrainedSteps
-from agent.steps.schema import STEP_LEFT_OUT
+from agent.steps.schema import CHOICE_FORMAT, CHOICE_PROMPT, STEP_LEFT_OUT
 from tests.agent.loop_kit import Face, assert_valid_history, make_agent, offered, results
 
 ECHO = '{"name": "bash", "arguments": {"command": "echo hi"}}'
+GO_ON = text('"continue"')  # the choice after a command that exited 0: not done
 
 
 async def test_constrained_steps_become_calls_and_the_answer(ws: Path) -> None:
@@ -54,13 +55,15 @@ async def test_constrained_steps_become_calls_and_the_answer(ws: Path) -> None:
 
 async def test_a_small_model_repeating_a_finished_step_is_asked_to_report(ws: Path) -> None:
     said = '{"name": "answer", "arguments": {"text": "It printed hi."}}'
-    agent, model = make_agent(ws, [text(ECHO), text(ECHO), text(said)], tool_mode="constrained")
+    agent, model = make_agent(
+        ws, [text(ECHO), GO_ON, text(ECHO), text(said)], tool_mode="constrained"
+    )
     face = Face()
     finished = await agent.run_turn("run echo hi", face)
 
     assert (finished.stop_reason, finished.final_text) == ("done", "It printed hi.")
     assert [e.text for e in face.of(TextDelta)] == ["It printed hi."]
-    report = model.requests[2]
+    report = model.requests[3]
     # The report is a step whose only choice is the answer; the tools described stay the same.
     assert offered(report) == {"answer"}
     assert report.tools == model.requests[0].tools
@@ -74,7 +77,7 @@ async def test_the_report_request_is_never_saved_as_the_users_words(ws: Path) ->
     said = '{"name": "answer", "arguments": {"text": "It printed hi."}}'
     agent, model = make_agent(
         ws,
-        [text(ECHO), text(ECHO), text(said), text('{"answer": "Yes."}')],
+        [text(ECHO), GO_ON, text(ECHO), text(said), text('{"answer": "Yes."}')],
         tool_mode="constrained",
     )
     await agent.run_turn("run echo hi", Face())
@@ -85,7 +88,7 @@ async def test_the_report_request_is_never_saved_as_the_users_words(ws: Path) ->
     saved = [r["message"] for r in read_records(agent.session.path) if r["type"] == "message"]
     assert [m["content"] for m in saved if m["role"] == "user"] == users
     # The next turn, and a resumed session, see the report after the result it closed.
-    sent = model.requests[3].messages
+    sent = model.requests[4].messages
     assert [m["role"] for m in sent[-3:]] == ["tool", "assistant", "user"]
     resumed, _ = make_agent(ws, [], session=Session.open(agent.session.id))
     assert REPORT_PROMPT not in [m.get("content") for m in resumed.messages]
@@ -94,12 +97,12 @@ async def test_the_report_request_is_never_saved_as_the_users_words(ws: Path) ->
 
 async def test_a_report_in_step_format_is_read_as_one(ws: Path) -> None:
     said = '{"name": "answer", "arguments": {"text": "It printed hi."}}'
-    agent, _ = make_agent(ws, [text(ECHO), text(ECHO), text(said)], tool_mode="constrained")
+    agent, _ = make_agent(ws, [text(ECHO), GO_ON, text(ECHO), text(said)], tool_mode="constrained")
     assert (await agent.run_turn("run echo hi", Face())).final_text == "It printed hi."
 
 
 async def test_a_report_with_no_words_is_the_last_result(ws: Path) -> None:
-    agent, _ = make_agent(ws, [text(ECHO), text(ECHO), text(ECHO)], tool_mode="constrained")
+    agent, _ = make_agent(ws, [text(ECHO), GO_ON, text(ECHO), text(ECHO)], tool_mode="constrained")
     face = Face()
     finished = await agent.run_turn("run echo hi", face)
     assert finished.final_text == "Last result: hi\n[exit code 0]"
@@ -138,3 +141,36 @@ async def test_auto_mode_switches_to_constrained_after_two_invalid_native_calls(
     switched = "The model's tool calls were invalid; switching to constrained steps."
     assert face.of(Notice) == [Notice(switched)]
     assert [m["role"] for m in agent.messages[1:]][-1] == "assistant" and len(results(agent)) == 2
+
+
+async def test_no_request_shows_a_small_model_an_answer_to_copy(ws: Path) -> None:
+    """Worked answers were copied into reports of runs that printed nothing: the guide shows
+    calls only, and the report request has no words a report could take."""
+    agent, model = make_agent(
+        ws, [text(ECHO), GO_ON, text(ECHO), text("")], tool_mode="constrained"
+    )
+    await agent.run_turn("run echo hi", Face())
+
+    system = model.requests[0].messages[0]["content"]
+    assert '"name": "answer"' not in system and "printed" not in system
+    assert model.requests[-1].messages[-1]["content"] == REPORT_PROMPT
+    assert not any(c.isdigit() or c == "." for c in REPORT_PROMPT[:-1])
+
+
+async def test_after_a_step_that_may_have_finished_the_model_chooses_done_or_not(ws: Path) -> None:
+    said = '{"name": "answer", "arguments": {"text": "It printed hi."}}'
+    replies = [text(ECHO), GO_ON, text(ECHO.replace("hi", "ho")), text('"done"'), text(said)]
+    agent, model = make_agent(ws, replies, tool_mode="constrained")
+    finished = await agent.run_turn("run echo hi, then echo ho", Face())
+
+    assert (finished.stop_reason, finished.final_text) == ("done", "It printed hi.")
+    choice, then, report = model.requests[1], model.requests[2], model.requests[4]
+    assert choice.reply_format == CHOICE_FORMAT and choice.reply_format.max_tokens == 8
+    assert choice.messages[-1] == {"role": "user", "content": CHOICE_PROMPT}
+    assert choice.tools == model.requests[0].tools  # the same prompt prefix
+    assert "answer" not in offered(then)  # not done: the next step is an action
+    assert offered(report) == {"answer"} and report.messages[-1]["content"] == REPORT_PROMPT
+    # Neither the question nor the choice is kept: the history is the calls, then the answer.
+    kept = [m.get("content") for m in agent.messages]
+    assert CHOICE_PROMPT not in kept and '"done"' not in kept and '"continue"' not in kept
+    assert_valid_history(agent.messages)

@@ -39,8 +39,9 @@ def test_text_puts_the_answer_on_stdout_and_the_rest_on_stderr(workspace: Path) 
     status, out, err = run(workspace, [WRITE, text("Made a.txt.")], "text")
     assert (status, out) == (0, "Made a.txt.\n")
     assert (workspace / "a.txt").read_text() == "A"
-    call_line, stats = err.splitlines()
+    call_line, facts, stats = err.splitlines()
     assert call_line == '→ write {"path": "a.txt", "content": "A"}'
+    assert facts == "beecode: created a.txt"  # beecode's account, before the model's words
     session_id = stats.rsplit(" ", 1)[1]
     assert stats == (
         "2 requests · 20 prompt tokens (0% cached) · 10 tokens at 50.0 tok/s · 0.2 s "
@@ -61,6 +62,8 @@ def test_json_is_one_object(workspace: Path) -> None:
         "content": "A",
     }
     assert tool_call["is_error"] is False
+    assert result["changes"] == {"created": ["a.txt"], "changed": [], "deleted": []}
+    assert result["commands"] == [] and result["failed"] == [] and result["doubts"] == []
     assert Session.open(result["session_id"]).messages()[-1]["content"] == "Made a.txt."
 
 
@@ -81,6 +84,23 @@ def test_stream_json_is_one_event_per_line(workspace: Path) -> None:
     ]
     assert lines[0]["stats"]["source"] == "server"
     assert lines[-1]["result"] == "Made a.txt."
+    assert lines[-1]["changes"]["created"] == lines[-2]["facts"]["created"] == ["a.txt"]
+    assert lines[-1]["commands"] == lines[-2]["facts"]["commands"] == []
+
+
+def test_a_false_report_is_said_beside_it_and_a_failed_step_exits_3(workspace: Path) -> None:
+    edit = call("edit", {"path": "b.txt", "old": "x", "new": "y"})
+    run_it = call("bash", {"command": "echo hi"})
+    status, out, err = run(workspace, [edit, run_it, text("Updated b.txt; it printed 5.")], "text")
+    assert (status, out) == (3, "Updated b.txt; it printed 5.\n")
+    facts = [line for line in err.splitlines() if line.startswith("beecode: ")]
+    assert facts[0] == "beecode: ran `echo hi` (exit 0)"
+    assert facts[1].startswith("beecode: failed: edit b.txt: ")
+    assert facts[2:] == [
+        "beecode: the answer names b.txt, which this turn did not write",
+        "beecode: the answer says something printed 5; no result this turn holds it",
+        "beecode: the answer does not say that a step failed: " + facts[1][17:],
+    ]
 
 
 def test_asks_are_denied_with_a_note_since_nobody_can_answer(workspace: Path) -> None:

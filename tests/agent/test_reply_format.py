@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.model.endpoint import OpenAIChatModel, ReplyFormat
-from agent.steps.schema import step_format, step_tools
+from agent.steps.schema import STEP_MAX_TOKENS, step_format, step_tools
 from tests.agent.sse_server import Script, chunk
 
 BASH = {"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}
@@ -38,6 +38,7 @@ async def test_a_narrowed_step_keeps_the_tools_and_narrows_the_grammar(endpoint:
         "type": "json_schema",
         "json_schema": {"name": "step", "schema": schema},
     }
+    assert request["max_tokens"] == STEP_MAX_TOKENS  # a step is one call, never 4,096 tokens
 
 
 async def test_any_schema_goes_as_a_named_json_schema(endpoint: str) -> None:
@@ -50,3 +51,4 @@ async def test_any_schema_goes_as_a_named_json_schema(endpoint: str) -> None:
         "type": "json_schema",
         "json_schema": {"name": "plan", "schema": {"type": "object"}},
     }
+    assert request["max_tokens"] == 4096  # no cap of its own: the endpoint's

@@ -47,6 +47,7 @@ from agent.tui.widgets.status import StatusLine, ThroughputLine
 
 STOP_NOTES = {
     "cancelled": ("turn cancelled", "warning"),
+    "failed": ("the turn ended after a step that failed", "warning"),
     "max_steps": ("stopped at the step limit", "warning"),
     "tool_failures": ("stopped after repeated tool failures", "warning"),
 }
@@ -226,6 +227,7 @@ class MainScreen(Screen[None]):
         if turn is not None:
             self.turns.append(turn)
         self._steps, self._live_start = [], None
+        await self.conversation.facts(finished.facts)
         note = STOP_NOTES.get(finished.stop_reason)
         if note is not None:
             await self.conversation.note(*note)

@@ -6,6 +6,7 @@ from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from agent.loop.events import ToolCallFinished, ToolCallStarted
+from agent.loop.facts import TurnFacts
 from agent.tui import format as fmt
 
 OUTPUT_LINES = 40  # tool output kept on screen (the model saw all of it)
@@ -39,6 +40,16 @@ class Note(Static):
 
     def __init__(self, text: str, level: str = "info") -> None:
         super().__init__(Content(text), classes=f"note -{level}")
+
+
+class FactsBlock(Static):
+    """What the turn did, by beecode's account (not the model's): under the answer, the
+    failures and the answer's contradictions in the warning colour."""
+
+    def __init__(self, facts: TurnFacts) -> None:
+        warned = bool(facts.failed or facts.doubts)
+        lines = [Content.styled("beecode:", "bold"), *(Content(line) for line in facts.lines())]
+        super().__init__(Content("\n").join(lines), classes=f"facts{' -warning' if warned else ''}")
 
 
 class ToolBlock(Collapsible):

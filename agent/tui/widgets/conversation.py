@@ -15,8 +15,9 @@ from textual.widgets.markdown import MarkdownStream
 
 from agent.context.mentions import typed_part
 from agent.loop.events import ToolCallFinished, ToolCallStarted
+from agent.loop.facts import TurnFacts
 from agent.tui import format as fmt
-from agent.tui.widgets.blocks import Note, ToolBlock, UserMessage
+from agent.tui.widgets.blocks import FactsBlock, Note, ToolBlock, UserMessage
 
 # Textual lays out every displayed widget of the screen whenever anything changes size, as a
 # streaming reply does many times a second; in a long session that work grows with the history
@@ -132,6 +133,12 @@ class Conversation(VerticalScroll):
     async def note(self, text: str, level: str = "info") -> None:
         await self.close_streams()
         await self._add(Note(text, level))
+
+    async def facts(self, facts: TurnFacts) -> None:
+        """The turn's facts under its answer; nothing for a turn that only talked or read."""
+        if facts.lines():
+            await self.close_streams()
+            await self._add(FactsBlock(facts))
 
     async def close_streams(self) -> None:
         """Flush and stop the open streams, so the next fragment starts a new block."""

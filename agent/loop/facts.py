@@ -1,0 +1,127 @@
+"""What a turn did, computed by beecode from what happened, never taken from the model's words.
+
+Files created, changed and deleted come from the turn's checkpoint (the workspace snapshotted
+before its first change, diffed with the files now), so changes a command made count too;
+without a checkpoint (no git) they come from the file tools' results. Every command is listed
+with its exit status and the start of its output. A failed step (an error, or a command that
+exited non-zero) is unrecovered unless a later call on the same subject (the same path, the
+same command line) succeeded. Reads and permission denials are not failed steps: a look at a
+missing file is exploring, a denial the user's choice; nor is a write refused to keep the turn's
+checked work (``agent.loop.guard``).
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent.checkpoints.shadow import CheckpointError
+from agent.checkpoints.store import Checkpoints
+
+if TYPE_CHECKING:  # agent.model.reply imports the events, which hold TurnFacts
+    from agent.model.reply import Call
+    from tools.tool import ToolResult
+
+SHOWN_OUTPUT_CHARS = 300  # of each command's output, in the facts
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    command: str
+    exit_code: int | None  # None: it did not run (refused) or still runs
+    output: str  # its start, as the model saw it
+
+
+@dataclass(frozen=True)
+class TurnFacts:
+    created: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    commands: list[CommandRun] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)  # unrecovered failed steps, one line each
+    doubts: list[str] = field(default_factory=list)  # where the answer contradicts these facts
+
+    @property
+    def files(self) -> list[str]:
+        return [*self.created, *self.changed, *self.deleted]
+
+    def lines(self) -> list[str]:
+        """The facts in plain lines, for a face to show as beecode's (a turn that only talked or
+        read has none)."""
+        shown = [
+            f"{verb} {', '.join(paths)}"
+            for verb, paths in (
+                ("created", self.created),
+                ("changed", self.changed),
+                ("deleted", self.deleted),
+            )
+            if paths
+        ]
+        for run in self.commands:
+            status = "not run" if run.exit_code is None else f"exit {run.exit_code}"
+            shown.append(f"ran `{run.command[:120]}` ({status})")
+        shown += [f"failed: {line}" for line in self.failed]
+        shown += self.doubts
+        return shown
+
+
+class FactsRecorder:
+    """One turn's record of its calls, turned into ``TurnFacts`` at its end."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+        self.created: dict[str, None] = {}
+        self.changed: dict[str, None] = {}
+        self.commands: list[CommandRun] = []
+        self.outputs: list[str] = []  # every result's output, for checking the answer's claims
+        self._failures: dict[str, str] = {}  # subject -> the failure, until a success on it
+        self.excused: set[str] = set()  # ids of calls refused to keep the turn's work
+
+    def observe(self, call: Call, kind: str | None, result: ToolResult) -> None:
+        args = call.arguments or {}
+        self.outputs.append(result.output)
+        exit_code = result.meta.get("exit_code")
+        if call.name == "bash" and isinstance(args.get("command"), str):
+            code = exit_code if isinstance(exit_code, int) else None
+            self.commands.append(CommandRun(args["command"], code, _start(result.output)))
+        path = result.meta.get("path")
+        if kind == "edit" and not result.is_error and isinstance(path, str):
+            (self.created if result.meta.get("created") else self.changed)[path] = None
+        if kind in (None, "read") or result.meta.get("denied") or call.id in self.excused:
+            return  # a look is exploring; a denial is the user's choice
+        subject = f"{call.name} {args.get('command') or args.get('path') or ''}".strip()
+        if result.is_error or exit_code not in (None, 0):
+            first = result.output.strip().splitlines()[:1] or [""]
+            self._failures[subject] = f"{subject}: {_start(first[0], 160)}"
+        else:
+            self._failures.pop(subject, None)
+
+    def facts(self, session: str, mark: int | None) -> TurnFacts:
+        snapshot = _snapshot_changes(self.workspace, session, mark)
+        if snapshot is None:
+            created = list(self.created)
+            changed = [p for p in self.changed if p not in self.created]
+            deleted: list[str] = []
+        else:
+            created, changed, deleted = (
+                sorted(p for p, s in snapshot.items() if s == status) for status in "AMD"
+            )
+        return TurnFacts(
+            created, changed, deleted, list(self.commands), list(self._failures.values())
+        )
+
+
+def _snapshot_changes(workspace: Path, session: str, mark: int | None) -> dict[str, str] | None:
+    if shutil.which("git") is None:
+        return None
+    try:
+        return Checkpoints(workspace).turn_changes(session, mark)
+    except CheckpointError:
+        return None
+
+
+def _start(output: str, limit: int = SHOWN_OUTPUT_CHARS) -> str:
+    text = output.strip()
+    return text if len(text) <= limit else text[:limit] + "…"

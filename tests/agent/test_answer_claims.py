@@ -1,0 +1,60 @@
+"""An answer that contradicts the turn's facts is said to, beside it: a file named as written that
+was not, a run said to print what no result holds, success claimed after an unrecovered failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.loop.claims import doubts
+from agent.loop.facts import CommandRun, TurnFacts
+from agent.model.scripted import text
+from tests.agent.loop_kit import Face, make_agent
+from tests.agent.test_turn_facts import failed_edit
+
+RAN = [CommandRun("python3 fib.py", 0, "")]
+
+
+def test_a_file_named_as_written_that_was_not() -> None:
+    facts = TurnFacts(created=["fib.py"])
+    assert doubts("Created reversed.txt; it still runs.", facts, []) == [
+        "the answer names reversed.txt, which this turn did not write"
+    ]
+    assert doubts("Created fib.py.", facts, []) == []
+    assert doubts("src/fib.py was written.", TurnFacts(changed=["src/fib.py"]), []) == []
+    # Named without a claim of change: a question about a file is answered, not doubted.
+    assert doubts("notes.txt holds three lines.", TurnFacts(), []) == []
+
+
+def test_a_run_said_to_print_what_it_did_not() -> None:
+    facts = TurnFacts(created=["fib.py"], commands=RAN)
+    assert doubts("Created fib.py; running it printed 5.", facts, ["created fib.py (1 line)"]) == [
+        "the answer says something printed 5; no result this turn holds it"
+    ]
+    assert doubts("Running it printed 5.", facts, ["5\n"]) == []
+    assert doubts("It printed 5.", TurnFacts(), []) == [
+        "the answer says something printed 5; this turn ran no command"
+    ]
+    assert doubts("It printed nothing.", facts, [""]) == []
+
+
+def test_success_claimed_after_an_unrecovered_failure() -> None:
+    facts = TurnFacts(failed=["edit config.py: Error: old text not found"])
+    assert doubts("Config.py has been updated.", facts, []) == [
+        "the answer names Config.py, which this turn did not write",
+        "the answer does not say that a step failed: edit config.py: Error: old text not found",
+    ]
+    assert doubts("The edit failed: the old text was not in config.py.", facts, []) == []
+
+
+async def test_the_loop_puts_the_doubts_in_the_facts(ws: Path) -> None:
+    claim = text("Config.py has been updated; running it printed True.")
+    agent, _ = make_agent(ws, [*failed_edit(ws), claim])
+    finished = await agent.run_turn("set debug to True in config.py", Face())
+
+    assert finished.stop_reason == "failed"
+    assert finished.final_text == "Config.py has been updated; running it printed True."
+    assert finished.facts.doubts == [
+        "the answer names Config.py, which this turn did not write",
+        "the answer says something printed True; this turn ran no command",
+        "the answer does not say that a step failed: " + finished.facts.failed[0],
+    ]

@@ -1,0 +1,104 @@
+"""A turn's facts: what it created, changed and deleted (also by commands, from its checkpoint),
+each command with its exit status, the failed steps it did not recover; the stop reason after
+an unrecovered failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.loop.events import TurnFinished
+from agent.loop.facts import CommandRun
+from agent.model.scripted import Step, call, text
+from tests.agent.loop_kit import Face, make_agent
+
+
+async def test_files_a_command_made_count_beside_the_tools_changes(ws: Path) -> None:
+    (ws / "old.txt").write_text("old\n")
+    (ws / "keep.txt").write_text("keep\n")
+    agent, _ = make_agent(
+        ws,
+        [
+            call("write", {"path": "new.py", "content": "print(5)\n"}),
+            call("bash", {"command": "rm old.txt && echo more >> keep.txt && python3 new.py"}),
+            text("Done."),
+        ],
+    )
+    face = Face()
+    finished = await agent.run_turn("go", face)
+
+    facts = finished.facts
+    assert (facts.created, facts.changed, facts.deleted) == (["new.py"], ["keep.txt"], ["old.txt"])
+    assert facts.commands == [
+        CommandRun("rm old.txt && echo more >> keep.txt && python3 new.py", 0, "5\n[exit code 0]")
+    ]
+    assert facts.failed == [] and facts.doubts == []
+    assert finished.stop_reason == "done"
+    assert face.of(TurnFinished) == [finished]
+    assert facts.lines() == [
+        "created new.py",
+        "changed keep.txt",
+        "deleted old.txt",
+        "ran `rm old.txt && echo more >> keep.txt && python3 new.py` (exit 0)",
+    ]
+
+
+async def test_a_turn_that_only_reads_has_no_facts_to_show(ws: Path) -> None:
+    (ws / "a.txt").write_text("a\n")
+    agent, _ = make_agent(ws, [call("read", {"path": "missing.txt"}), text("It is not there.")])
+    finished = await agent.run_turn("read missing.txt", Face())
+
+    assert finished.facts.lines() == []
+    assert finished.stop_reason == "done"
+
+
+def failed_edit(ws: Path) -> list[list[Step]]:
+    """config.py read, then an edit of it whose old text is not there."""
+    (ws / "config.py").write_text("debug = False\n")
+    return [
+        call("read", {"path": "config.py"}),
+        call("edit", {"path": "config.py", "old": "debug = no", "new": "debug = True"}),
+    ]
+
+
+async def test_a_failed_edit_not_recovered_ends_the_turn_as_failed(ws: Path) -> None:
+    run_it = call("bash", {"command": "python3 config.py"})
+    agent, _ = make_agent(ws, [*failed_edit(ws), run_it, text("I could not find the text.")])
+    finished = await agent.run_turn("set debug to True", Face())
+
+    assert finished.stop_reason == "failed"
+    assert len(finished.facts.failed) == 1
+    assert finished.facts.failed[0].startswith("edit config.py: ")
+    assert finished.facts.changed == [] and finished.facts.doubts == []
+    assert finished.facts.commands[0].exit_code == 0
+
+
+async def test_a_failed_run_fixed_and_run_again_is_recovered(ws: Path) -> None:
+    (ws / "b.py").write_text("print(1\n")
+    agent, _ = make_agent(
+        ws,
+        [
+            call("bash", {"command": "python3 b.py"}),
+            call("write", {"path": "b.py", "content": "print(1)\n"}),
+            call("bash", {"command": "python3 b.py"}),
+            text("Fixed b.py; it prints 1."),
+        ],
+    )
+    finished = await agent.run_turn("fix b.py", Face())
+
+    assert finished.stop_reason == "done"
+    assert finished.facts.failed == [] and finished.facts.doubts == []
+    assert [run.exit_code for run in finished.facts.commands] == [1, 0]
+    assert finished.facts.changed == ["b.py"]
+
+
+async def test_a_cancelled_or_stopped_turn_still_has_its_facts(ws: Path) -> None:
+    agent, _ = make_agent(
+        ws,
+        [call("bash", {"command": "touch t.txt"})] * 3,
+        max_steps=2,
+    )
+    finished = await agent.run_turn("go", Face())
+
+    assert finished.stop_reason in ("max_steps", "tool_failures")
+    assert finished.facts.created == ["t.txt"]
+    assert finished.facts.doubts == []  # the stop message is beecode's, not a claim
