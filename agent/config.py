@@ -103,6 +103,7 @@ _SPECS: dict[str, Any] = {
     k: v for k, v in get_type_hints(Config).items() if k != "ignored_project_settings"
 }
 _MCP_KEYS: dict[str, Any] = {
+    "type": str,  # stdio, http or sse (from command or url when left out)
     "command": str,
     "args": list[str],
     "env": dict[str, str],

@@ -18,6 +18,7 @@ from agent.config import Config
 from agent.context.memory import project_memory
 from agent.context.prompt import TokenCounter, system_prompt
 from agent.loop.agent import Agent
+from agent.mcp_config import McpSetup
 from agent.model.endpoint import ChatModel, OpenAIChatModel
 from agent.permissions.allowed import AllowedRules
 from agent.permissions.rules import Permissions
@@ -85,23 +86,31 @@ def earlier_session(workspace: Path, resume: str | None, continue_latest: bool) 
     return None
 
 
-def connect_mcp(config: Config, progress: Progress | None) -> McpServers | None:
-    """The config's MCP servers, connected at once (None when none is configured). A server that
-    fails costs one progress line; the agent works without it. The caller owns what this returns
-    and closes it (``agent.runtime.Runtime`` does); the agent's tools only call it."""
-    if not config.mcp_servers:
+def connect_mcp(setup: McpSetup, progress: Progress | None) -> McpServers | None:
+    """The set-up MCP servers, connected at once (None when there is none). Each note, each
+    project server not approved yet and each server that fails costs one progress line; the
+    agent works without them. The caller owns what this returns and closes it
+    (``agent.runtime.Runtime`` does); the agent's tools only call it."""
+    say = progress or (lambda line: None)
+    for note in setup.notes:
+        say(note)
+    if setup.unapproved:
+        say(
+            "mcp: project servers not started (not approved in this workspace): "
+            + ", ".join(f"{n} ({cmd})" for n, cmd in setup.unapproved.items())
+            + "; approve with `beecode mcp approve NAME`"
+        )
+    if not setup.servers:
         return None
     from server.paths import state_dir
     from tools.mcp.servers import (
         McpServers,  # the SDK takes ~0.7 s to import: only when it is needed
     )
 
-    servers = McpServers(config.mcp_servers, state_dir() / "mcp.log")
-    if progress:
-        progress(f"connecting MCP servers: {', '.join(config.mcp_servers)}")
+    servers = McpServers(setup.servers, state_dir() / "mcp.log")
+    say(f"connecting MCP servers: {', '.join(setup.servers)}")
     for problem in servers.connect():
-        if progress:
-            progress(problem)
+        say(problem)
     return servers
 
 

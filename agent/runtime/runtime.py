@@ -57,7 +57,14 @@ class Runtime:
     def connect(self, request: ConnectRequest, progress: Progress) -> Core:
         """A new agent (a new, resumed or continued session, maybe on another profile); the
         previous one is closed. Raises RefusedRequest, AppError or SessionError with one line."""
-        from agent.runtime.assemble import AppError, assemble_agent, earlier_session, tool_registry
+        from agent.mcp_config import mcp_setup
+        from agent.runtime.assemble import (
+            AppError,
+            assemble_agent,
+            connect_mcp,
+            earlier_session,
+            tool_registry,
+        )
         from server.errors import ServerError
 
         config = self.config
@@ -72,8 +79,9 @@ class Runtime:
         except ServerError as e:
             raise AppError(str(e)) from e
         # /clear, /resume and /model keep live MCP servers; the old agent's own tools are closed.
-        reuse = self.mcp is not None and self.mcp.serves(config.mcp_servers)
-        mcp = self.mcp if reuse else self._connect_mcp(config, progress)
+        setup = mcp_setup(self.workspace, config)
+        reuse = self.mcp is not None and self.mcp.serves(setup.servers)
+        mcp = self.mcp if reuse else connect_mcp(setup, lambda line: progress("step", line))
         try:
             agent = assemble_agent(self.workspace, config, served, earlier, tool_registry(mcp))
         except BaseException:
@@ -119,11 +127,6 @@ class Runtime:
         url = up(profile, hooks=_hooks(progress)).url
         self.started_server = self.started_server or current is None
         return url
-
-    def _connect_mcp(self, config: Config, progress: Progress) -> McpServers | None:
-        from agent.runtime.assemble import connect_mcp
-
-        return connect_mcp(config, lambda line: progress("step", line))
 
     def _facts(self, agent: Agent) -> Facts:
         from agent.runtime.baseline import measured_baseline  # loads the bench code
@@ -207,7 +210,7 @@ class Runtime:
     def extras(self, what: str) -> list[str]:
         if what == "mcp":
             if self.mcp is None:
-                return ["No MCP servers: add [mcp_servers.NAME] tables to the user config.toml."]
+                return ["No MCP servers: add them to .mcp.json or [mcp_servers] in config.toml."]
             return self.mcp.status_lines()
         if what != "bench":
             return []

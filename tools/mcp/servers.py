@@ -22,10 +22,12 @@ from typing import Any, TextIO, TypeVar
 
 import anyio
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
+from tools.environment import network_env
 from tools.mcp.requests import answers_ping, list_tools
 from tools.mcp.tool import McpTool, mcp_tools, result_text
 from tools.tool import ToolResult
@@ -212,6 +214,8 @@ class McpServers:
             link.ready.set()
 
     async def _open(self, spec: dict[str, Any], stack: contextlib.AsyncExitStack) -> Any:
+        if "url" in spec and spec.get("type") == "sse":
+            return await stack.enter_async_context(sse_client(spec["url"], spec.get("headers")))
         if "url" in spec:
             http = create_mcp_http_client(headers=spec.get("headers"))
             await stack.enter_async_context(http)
@@ -221,7 +225,8 @@ class McpServers:
         params = StdioServerParameters(
             command=spec["command"],
             args=spec.get("args", []),
-            env=spec.get("env"),
+            # over the SDK's safe set (PATH, HOME, ...): proxies and CA files, then the config's
+            env=network_env() | spec.get("env", {}),
             cwd=spec.get("cwd"),
             encoding_error_handler="replace",  # one bad byte must not kill the reader
         )
