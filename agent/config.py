@@ -110,6 +110,8 @@ _MCP_KEYS: dict[str, Any] = {
     "cwd": str,
     "url": str,
     "headers": dict[str, str],
+    "allow_tools": list[str],  # tool names or globs offered (all when left out)
+    "deny_tools": list[str],
 }
 _MCP_SHAPES = {str: "a string", list[str]: "a list of strings", dict[str, str]: "a string table"}
 _RULE = re.compile(r"(?P<tool>[\w.*?-]+)(?:\((?P<pattern>.+)\))?", re.DOTALL)

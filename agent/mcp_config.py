@@ -24,7 +24,7 @@ from typing import Any
 
 from agent.config import Config, workspace_trusted
 from agent.permissions.allowed import AllowedRules
-from server.paths import config_dir
+from server.paths import config_dir, data_dir
 
 PROJECT_FILES = (".vscode/mcp.json", ".cursor/mcp.json", ".mcp.json")
 USER_FILE = "mcp.json"
@@ -43,6 +43,7 @@ class McpSetup:
     # Project servers the user has not approved in this workspace: name -> command or URL.
     unapproved: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    disabled: list[str] = field(default_factory=list)  # by `beecode mcp disable` here
 
 
 class McpFileError(Exception):
@@ -124,6 +125,12 @@ def server_spec(raw: Any) -> dict[str, Any]:
         spec[key] = (
             {k: str(v) for k, v in value.items()} if shape is dict else list(map(str, value))
         )
+    for key, alias in (("allow_tools", "includeTools"), ("deny_tools", "excludeTools")):
+        names = raw.get(key, raw.get(alias))
+        if names is not None:
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise ValueError(f"{key} must be a list of tool names")
+            spec[key] = list(names)
     if need == "command" and isinstance(raw.get("cwd"), str):
         spec["cwd"] = raw["cwd"]
     return spec
@@ -200,10 +207,13 @@ def mcp_setup(
     trusted = workspace_trusted(workspace, config)
     rules = set(AllowedRules(workspace).load() if approved is None else approved)
     env = os.environ if environ is None else environ
+    off = set(disabled_store(workspace).load())
     for name, (where, raw) in entries.items():
-        if isinstance(raw, Mapping) and (
+        written_off = isinstance(raw, Mapping) and (
             raw.get("disabled") is True or raw.get("enabled") is False
-        ):
+        )
+        if written_off or _off_rule(name) in off:
+            setup.disabled.append(name)
             continue
         try:
             spec = server_spec(raw)
@@ -231,6 +241,39 @@ def approve(workspace: Path, names: list[str], config: Config) -> None:
         if name in names:
             rules.append(approval_rule(name, server_spec(raw)))
     AllowedRules(workspace).add(rules)
+
+
+def disabled_store(workspace: Path) -> AllowedRules:
+    """The servers the user disabled in this workspace, kept like the "allow always" rules."""
+    return AllowedRules(workspace, data_dir() / "mcp_disabled.json")
+
+
+def _off_rule(name: str) -> str:
+    return f"{_APPROVAL}({name})"
+
+
+def set_enabled(workspace: Path, name: str, enabled: bool) -> None:
+    store = disabled_store(workspace)
+    if enabled:
+        store.remove([_off_rule(name)])
+    else:
+        store.add([_off_rule(name)])
+
+
+def write_entry(path: Path, name: str, raw: Mapping[str, Any] | None) -> None:
+    """Add (or with None remove) one server in a JSON file, keeping its shape (the bare map or
+    the ``mcpServers``/``servers`` wrapper). Comments in the file are not kept."""
+    data: dict[str, Any] = {"mcpServers": {}}
+    if path.is_file():
+        data = json.loads(strip_jsonc(path.read_text(encoding="utf-8-sig")))
+    wrapper = next((w for w in ("mcpServers", "servers") if w in data), None)
+    servers = data[wrapper] if wrapper else data
+    if raw is None:
+        servers.pop(name, None)
+    else:
+        servers[name] = dict(raw)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 def _line_of(text: str, key: str) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fnmatch
 import logging
 import threading
 from collections.abc import Coroutine, Mapping
@@ -57,6 +58,14 @@ def problem_of(error: BaseException, spec: Mapping[str, Any]) -> str:
     text = str(error).strip().splitlines()
     detail = f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
     return f"cannot connect to {spec['url']}: {detail}" if "url" in spec else detail
+
+
+def offered_tool(name: str, spec: Mapping[str, Any]) -> bool:
+    """Whether the server's config lets the model see this tool (deny wins; globs allowed)."""
+    allow, deny = spec.get("allow_tools"), spec.get("deny_tools", [])
+    if any(fnmatch.fnmatchcase(name, p) for p in deny):
+        return False
+    return allow is None or any(fnmatch.fnmatchcase(name, p) for p in allow)
 
 
 class _Link:
@@ -134,7 +143,8 @@ class McpServers:
         made: list[McpTool] = []
         for link in self._links.values():
             if link.state == "connected":
-                made += mcp_tools(link.name, link.listed, self, taken)
+                offered = [t for t in link.listed if offered_tool(t.name, link.spec)]
+                made += mcp_tools(link.name, offered, self, taken)
         return made
 
     def status_lines(self) -> list[str]:
