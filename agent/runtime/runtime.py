@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,11 +54,13 @@ class Runtime:
         self.mcp: McpServers | None = None  # the one owner of the MCP connections
         self.agent: Agent | None = None  # the current agent: closed when replaced
         self._model_name = ""
+        self.ask_mcp: Callable[[dict[str, str]], bool] | None = None  # set by a face that asks
+        self._mcp_asked = False  # once per run: /clear and /resume do not ask again
 
     def connect(self, request: ConnectRequest, progress: Progress) -> Core:
         """A new agent (a new, resumed or continued session, maybe on another profile); the
         previous one is closed. Raises RefusedRequest, AppError or SessionError with one line."""
-        from agent.mcp_config import mcp_setup
+        from agent.mcp_config import approve, mcp_setup
         from agent.runtime.assemble import (
             AppError,
             assemble_agent,
@@ -80,6 +83,11 @@ class Runtime:
             raise AppError(str(e)) from e
         # /clear, /resume and /model keep live MCP servers; the old agent's own tools are closed.
         setup = mcp_setup(self.workspace, config)
+        if setup.unapproved and self.ask_mcp is not None and not self._mcp_asked:
+            self._mcp_asked = True
+            if self.ask_mcp(setup.unapproved):
+                approve(self.workspace, list(setup.unapproved), config)
+                setup = mcp_setup(self.workspace, config)
         reuse = self.mcp is not None and self.mcp.serves(setup.servers)
         mcp = self.mcp if reuse else connect_mcp(setup, lambda line: progress("step", line))
         try:
