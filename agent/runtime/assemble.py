@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.commands.prompts import prompt_commands
 from agent.commands.turns import CommandAgent, setup_skills
 from agent.config import Config
 from agent.context.memory import project_memory
@@ -120,6 +121,10 @@ def tool_registry(mcp: McpServers | None) -> ToolRegistry:
     if mcp is not None:
         for tool in mcp.tools(set(registry.names())):
             registry.add(tool)
+        if any(resources for _, resources in mcp.offers().values()):
+            from tools.mcp.extras import ResourceTool
+
+            registry.add(ResourceTool(mcp))
     return registry
 
 
@@ -178,7 +183,7 @@ def build_agent(
         workspace, resume, continue_latest
     )  # bad ids fail before a server starts
     served = serve_model(resolve_endpoint(config, progress), config)
-    return assemble_agent(workspace, config, served, earlier, tool_registry(mcp))
+    return assemble_agent(workspace, config, served, earlier, tool_registry(mcp), mcp)
 
 
 def assemble_agent(
@@ -187,6 +192,7 @@ def assemble_agent(
     served: ServedModel,
     earlier: Session | None,
     registry: ToolRegistry,
+    mcp: McpServers | None = None,
 ) -> CommandAgent:
     """The agent around a served model: tools (with the ``skill`` tool), permissions with the
     remembered allow rules, the session (``earlier`` or a new one), the system prompt with the
@@ -211,6 +217,7 @@ def assemble_agent(
         remember=allowed.add,
     )
     skills = setup_skills(workspace, config, registry, ctx, permissions, served.counter.count_text)
+    skills.loaded.registry.add(prompt_commands(mcp))  # /server:prompt
     return CommandAgent(
         served.chat,
         skills.registry,
@@ -223,4 +230,5 @@ def assemble_agent(
         counter=served.counter,
         constrained=served.constrained,
         skills=skills,
+        mcp=mcp,
     )

@@ -91,7 +91,7 @@ class Runtime:
         reuse = self.mcp is not None and self.mcp.serves(setup.servers)
         mcp = self.mcp if reuse else connect_mcp(setup, lambda line: progress("step", line))
         try:
-            agent = assemble_agent(self.workspace, config, served, earlier, tool_registry(mcp))
+            agent = assemble_agent(self.workspace, config, served, earlier, tool_registry(mcp), mcp)
         except BaseException:
             if mcp is not None and not reuse:
                 mcp.close()
@@ -216,6 +216,9 @@ class Runtime:
             down()
 
     def extras(self, what: str) -> list[str]:
+        if what == "prompts":  # /server:prompt commands of the current agent
+            commands = getattr(self.agent, "commands", None)
+            return [c.name for c in commands.all() if c.kind == "prompt"] if commands else []
         if what == "mcp":
             if self.mcp is None:
                 return ["No MCP servers: add them to .mcp.json or [mcp_servers] in config.toml."]

@@ -13,9 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fnmatch
-import logging
 import threading
-from collections.abc import Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
@@ -29,35 +28,15 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from tools.environment import network_env
-from tools.mcp.requests import answers_ping, list_tools
+from tools.mcp.problems import CLOSED, problem_of, sdk_logs_to
+from tools.mcp.requests import answers_ping, list_extras, list_tools
 from tools.mcp.tool import McpTool, mcp_tools, result_text
 from tools.tool import ToolResult
 
 CONNECT_TIMEOUT_S = 30.0  # spawn + initialize + tools/list (a Python server needs ~1 s)
 CALL_TIMEOUT_S = 300.0
 CLOSE_TIMEOUT_S = 10.0  # the SDK gives a stdio server 2 s after EOF, then 2 s after SIGTERM
-CLOSED = "the server exited or closed the connection"
 T = TypeVar("T")
-
-
-def problem_of(error: BaseException, spec: Mapping[str, Any]) -> str:
-    """One line for why a server could not be used (the first error inside exception groups)."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    if isinstance(error, FileNotFoundError) and "command" in spec:
-        if spec.get("cwd") and not Path(spec["cwd"]).is_dir():
-            return f"working directory not found: {spec['cwd']}"
-        return f"command not found: {spec['command']}"
-    if isinstance(error, PermissionError) and "command" in spec:
-        return f"cannot run {spec['command']}: permission denied"
-    if isinstance(error, MCPError):
-        closed = error.code == CONNECTION_CLOSED
-        return CLOSED if closed else f"error {error.code}: {error.message}"
-    if isinstance(error, (TimeoutError, asyncio.CancelledError)):
-        return "no reply in time"
-    text = str(error).strip().splitlines()
-    detail = f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
-    return f"cannot connect to {spec['url']}: {detail}" if "url" in spec else detail
 
 
 def offered_tool(name: str, spec: Mapping[str, Any]) -> bool:
@@ -75,6 +54,8 @@ class _Link:
         self.name, self.spec = name, dict(spec)
         self.session: ClientSession | None = None
         self.listed: list[types.Tool] = []
+        self.prompts: list[types.Prompt] = []
+        self.resources: list[types.Resource] = []
         self.state = "connecting"  # connected, failed, down (died later), closed
         self.problem = ""
         self.ready = asyncio.Event()
@@ -166,6 +147,21 @@ class McpServers:
             return link.unavailable()
         return await asyncio.wrap_future(self._submit(self._call(link, tool, args)))
 
+    def offers(self) -> dict[str, tuple[list[types.Prompt], list[types.Resource]]]:
+        """Each connected server's prompts and resources."""
+        live = (link for link in self._links.values() if link.state == "connected")
+        return {link.name: (link.prompts, link.resources) for link in live}
+
+    async def request(self, server: str, ask: Callable[[ClientSession], Awaitable[T]]) -> T:
+        """Any other request (a prompt, a resource) on the server's session, with the timeout.
+        Raises LookupError naming why the server cannot be asked."""
+        link = self._links.get(server)
+        if link is None or self._closed or link.session is None:
+            raise LookupError(link.unavailable().output if link else f"no MCP server {server!r}")
+        session = link.session
+        work = asyncio.wait_for(ask(session), self.call_timeout_s)
+        return await asyncio.wrap_future(self._submit(work))
+
     def close(self) -> None:
         """Close every session and stop its server; safe to call more than once."""
         if self._closed:
@@ -210,6 +206,7 @@ class McpServers:
                 )
                 await session.initialize()
                 link.listed = await list_tools(session)
+                link.prompts, link.resources = await list_extras(session)
                 if link.state == "connecting":
                     link.session, link.state = session, "connected"
                 link.ready.set()
@@ -282,16 +279,3 @@ class McpServers:
                 link.state = "closed"  # before the stop: teardown noise is not a failure
             link.stop.set()
         await asyncio.gather(*self._holders, return_exceptions=True)
-
-
-def sdk_logs_to(path: Path) -> None:
-    """The SDK's own log records (a garbage line from a server, a failed read) go to the log file:
-    unhandled, Python would print warnings on stderr, through the TUI's screen."""
-    sdk = logging.getLogger("mcp")
-    target = str(path.resolve())
-    if any(getattr(handler, "baseFilename", None) == target for handler in sdk.handlers):
-        return
-    handler = logging.FileHandler(target, encoding="utf-8", delay=True)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
-    sdk.addHandler(handler)
-    sdk.propagate = False
