@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fnmatch
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, TypeVar
 
 import anyio
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
@@ -28,6 +27,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from tools.environment import network_env
+from tools.mcp.link import Link, offered_tool
 from tools.mcp.problems import CLOSED, problem_of, sdk_logs_to
 from tools.mcp.requests import answers_ping, list_extras, list_tools
 from tools.mcp.tool import McpTool, mcp_tools, result_text
@@ -35,49 +35,9 @@ from tools.tool import ToolResult
 
 CONNECT_TIMEOUT_S = 30.0  # spawn + initialize + tools/list (a Python server needs ~1 s)
 CALL_TIMEOUT_S = 300.0
+RESTART_PAUSE_S, RESTART_CAP_S, MAX_RESTARTS = 1.0, 30.0, 5  # a dead server is started again
 CLOSE_TIMEOUT_S = 10.0  # the SDK gives a stdio server 2 s after EOF, then 2 s after SIGTERM
 T = TypeVar("T")
-
-
-def offered_tool(name: str, spec: Mapping[str, Any]) -> bool:
-    """Whether the server's config lets the model see this tool (deny wins; globs allowed)."""
-    allow, deny = spec.get("allow_tools"), spec.get("deny_tools", [])
-    if any(fnmatch.fnmatchcase(name, p) for p in deny):
-        return False
-    return allow is None or any(fnmatch.fnmatchcase(name, p) for p in allow)
-
-
-class _Link:
-    """One configured server: its spec, its live session (or why there is none) and its tools."""
-
-    def __init__(self, name: str, spec: Mapping[str, Any]) -> None:
-        self.name, self.spec = name, dict(spec)
-        self.session: ClientSession | None = None
-        self.listed: list[types.Tool] = []
-        self.prompts: list[types.Prompt] = []
-        self.resources: list[types.Resource] = []
-        self.state = "connecting"  # connected, failed, down (died later), closed
-        self.problem = ""
-        self.ready = asyncio.Event()
-        self.stop = asyncio.Event()
-        self.calls: set[asyncio.Task[Any]] = set()
-
-    def fail(self, problem: str) -> None:
-        """Mark the server unusable (first reason wins) and let its holder close the transport."""
-        if self.state in ("connecting", "connected"):
-            self.state = "failed" if self.state == "connecting" else "down"
-            self.problem = problem
-        self.session = None
-        self.stop.set()
-        for call in self.calls - {asyncio.current_task()}:
-            call.cancel()  # calls waiting on a dead transport would wait out their timeout
-
-    def line(self) -> str:
-        return f"mcp server {self.name!r}: {self.problem}"
-
-    def unavailable(self) -> ToolResult:
-        why = self.problem or self.state
-        return ToolResult(f"mcp server {self.name!r} is not available ({why})", is_error=True)
 
 
 class McpServers:
@@ -93,11 +53,11 @@ class McpServers:
     ) -> None:
         self.log_path = log_path
         self.connect_timeout_s, self.call_timeout_s = connect_timeout_s, call_timeout_s
-        self._links = {name: _Link(name, spec) for name, spec in specs.items()}
+        self._links = {name: Link(name, spec) for name, spec in specs.items()}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp", daemon=True)
         self._holders: list[asyncio.Task[None]] = []
-        self._log: TextIO | None = None
+        self._closing = asyncio.Event()
         self._closed = False
 
     # The caller's side: any thread or event loop.
@@ -105,9 +65,8 @@ class McpServers:
     def connect(self) -> list[str]:
         """Connect every server concurrently; one line per server that could not be connected."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        # Servers' stderr (banners, tracebacks) goes here, never to the terminal.
-        self._log = open(self.log_path, "a", encoding="utf-8", errors="replace")
         sdk_logs_to(self.log_path)
+        self.log_path.touch()  # the SDK's records; each server's stderr beside it
         self._thread.start()
         self._submit(self._connect_all()).result()
         return [link.line() for link in self._links.values() if link.state != "connected"]
@@ -138,7 +97,8 @@ class McpServers:
             n = len(link.listed)
             shown = link.problem or f"{n} tool{'s' * (n != 1)}"
             lines.append(f"{link.name} · {link.state} · {shown} · {where}")
-        return lines + [f"server logs: {self.log_path}"]
+        stderr = self.log_path.with_name(f"{self.log_path.stem}.NAME.stderr")
+        return lines + [f"server logs: {self.log_path}, each server's stderr in {stderr}"]
 
     async def call(self, server: str, tool: str, args: dict[str, Any]) -> ToolResult:
         """Call a tool on the agent's loop; cancelling this cancels the request on the server."""
@@ -174,8 +134,6 @@ class McpServers:
             self._thread.join(timeout=CLOSE_TIMEOUT_S)
         if not self._thread.is_alive():
             self._loop.close()
-        if self._log is not None:
-            self._log.close()
 
     def _submit(self, work: Coroutine[Any, Any, T]) -> Future[T]:
         return asyncio.run_coroutine_threadsafe(work, self._loop)
@@ -183,7 +141,7 @@ class McpServers:
     # The MCP loop's side.
 
     async def _connect_all(self) -> None:
-        async def ready(link: _Link, holder: asyncio.Task[None]) -> None:
+        async def ready(link: Link, holder: asyncio.Task[None]) -> None:
             try:
                 await asyncio.wait_for(link.ready.wait(), self.connect_timeout_s)
             except TimeoutError:
@@ -193,34 +151,53 @@ class McpServers:
         self._holders = [asyncio.create_task(self._hold(link)) for link in self._links.values()]
         await asyncio.gather(*map(ready, self._links.values(), self._holders))
 
-    async def _hold(self, link: _Link) -> None:
-        """Open the server's session, list its tools and keep it open until told to stop.
+    async def _hold(self, link: Link) -> None:
+        """Keep the server's session open until told to stop; one that dies after it was up is
+        started again after a pause that doubles each time (capped), up to MAX_RESTARTS.
 
         The transport's task groups must be left in the task that entered them, hence one
         long-lived task per server."""
+        pause = RESTART_PAUSE_S
+        while True:
+            await self._session(link)
+            if link.state != "down" or self._closed or link.restarts >= MAX_RESTARTS:
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), pause)  # close() ends the wait
+            if self._closed:
+                return
+            pause = min(pause * 2, RESTART_CAP_S)
+            link.restarts += 1
+            link.state, link.stop = "restarting", asyncio.Event()
+
+    async def _session(self, link: Link) -> None:
+        """Open the session, list the server's offers, wait for the stop."""
         try:
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await self._open(link.spec, stack)
+                read, write = await self._open(link, stack)
                 session = await stack.enter_async_context(
                     ClientSession(read, write, read_timeout_seconds=self.call_timeout_s)
                 )
                 await session.initialize()
-                link.listed = await list_tools(session)
+                listed = await list_tools(session)
                 link.prompts, link.resources = await list_extras(session)
-                if link.state == "connecting":
-                    link.session, link.state = session, "connected"
+                if link.state == "connecting":  # the tools offered stay those of the first start
+                    link.listed = listed
+                if link.state in ("connecting", "restarting"):
+                    link.session, link.state, link.problem = session, "connected", ""
                 link.ready.set()
                 await link.stop.wait()
         except (Exception, asyncio.CancelledError) as error:
             problem = problem_of(error, link.spec)
             if problem == CLOSED and link.state == "connecting":
-                problem = f"exited during start (its stderr is in {self.log_path})"
-            link.fail(problem)
+                problem = "exited during start"
+            link.fail(problem)  # with the server's last stderr lines when it exited
         finally:
             link.session = None
             link.ready.set()
 
-    async def _open(self, spec: dict[str, Any], stack: contextlib.AsyncExitStack) -> Any:
+    async def _open(self, link: Link, stack: contextlib.AsyncExitStack) -> Any:
+        spec = link.spec
         if "url" in spec and spec.get("type") == "sse":
             return await stack.enter_async_context(sse_client(spec["url"], spec.get("headers")))
         if "url" in spec:
@@ -237,10 +214,12 @@ class McpServers:
             cwd=spec.get("cwd"),
             encoding_error_handler="replace",  # one bad byte must not kill the reader
         )
-        assert self._log is not None  # opened by connect()
-        return await stack.enter_async_context(stdio_client(params, errlog=self._log))
+        # Its stderr (banners, tracebacks) goes to a file of its own, never to the terminal.
+        link.stderr_path = self.log_path.with_name(f"{self.log_path.stem}.{link.name}.stderr")
+        errlog = stack.enter_context(open(link.stderr_path, "w", encoding="utf-8"))
+        return await stack.enter_async_context(stdio_client(params, errlog=errlog))
 
-    async def _call(self, link: _Link, tool: str, args: dict[str, Any]) -> ToolResult:
+    async def _call(self, link: Link, tool: str, args: dict[str, Any]) -> ToolResult:
         session = link.session
         if session is None:
             return link.unavailable()
@@ -274,6 +253,7 @@ class McpServers:
         return ToolResult(output or ("(failed)" if is_error else "(no output)"), is_error)
 
     async def _close_all(self) -> None:
+        self._closing.set()
         for link in self._links.values():
             if link.state == "connected":
                 link.state = "closed"  # before the stop: teardown noise is not a failure
