@@ -63,6 +63,9 @@ class Config:
     tool_mode: ToolMode = "auto"
     # [mcp_servers.NAME] tables: command (+ args, env, cwd) for stdio, or url (+ headers) for HTTP.
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Most prompt tokens the MCP tools may take listed one by one (and at most a tenth of the
+    # context); past it the model reaches them through one search-and-call tool, mcp_tools.
+    mcp_tool_budget: int = 2000
     # Extra directories searched for skills (folders holding SKILL.md).
     skills_dirs: list[str] = field(default_factory=list)
     # Secret-looking environment variables that bash commands may see (all others are removed).

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from tools.mcp.servers import McpServers
 
 Progress = Callable[[str], None]
+SEARCH = "mcp_tools"  # tools.mcp.search.SEARCH_TOOL, named here without importing the SDK
 SMALL_MODEL_PARAMS = 3_000_000_000  # below this, tool calls are constrained to a schema
 _SIZE_IN_NAME = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*b\b", re.I)
 
@@ -115,11 +116,22 @@ def connect_mcp(setup: McpSetup, progress: Progress | None) -> McpServers | None
     return servers
 
 
-def tool_registry(mcp: McpServers | None) -> ToolRegistry:
-    """The built-in tools, then the MCP servers' tools."""
+def tool_budget(config: Config, n_ctx: int | None) -> int:
+    """The MCP tools' token budget: the config's, and at most a tenth of the context."""
+    return min(config.mcp_tool_budget, n_ctx // 10) if n_ctx else config.mcp_tool_budget
+
+
+def tool_registry(mcp: McpServers | None, budget: int | None = None) -> ToolRegistry:
+    """The built-in tools, then the MCP servers' tools: one by one, or past ``budget`` tokens
+    one search-and-call tool for all of them."""
     registry = default_registry()
     if mcp is not None:
-        for tool in mcp.tools(set(registry.names())):
+        from tools.mcp.search import McpSearchTool, schema_tokens
+
+        tools = mcp.tools(set(registry.names()))
+        if budget is not None and tools and schema_tokens(tools) > budget:
+            registry.add(McpSearchTool(tools))
+        for tool in [] if SEARCH in registry.names() else tools:
             registry.add(tool)
         if any(resources for _, resources in mcp.offers().values()):
             from tools.mcp.extras import ResourceTool
@@ -183,7 +195,8 @@ def build_agent(
         workspace, resume, continue_latest
     )  # bad ids fail before a server starts
     served = serve_model(resolve_endpoint(config, progress), config)
-    return assemble_agent(workspace, config, served, earlier, tool_registry(mcp), mcp)
+    tools = tool_registry(mcp, tool_budget(config, served.n_ctx))
+    return assemble_agent(workspace, config, served, earlier, tools, mcp)
 
 
 def assemble_agent(

@@ -66,6 +66,7 @@ class Runtime:
             assemble_agent,
             connect_mcp,
             earlier_session,
+            tool_budget,
             tool_registry,
         )
         from server.errors import ServerError
@@ -91,7 +92,8 @@ class Runtime:
         reuse = self.mcp is not None and self.mcp.serves(setup.servers)
         mcp = self.mcp if reuse else connect_mcp(setup, lambda line: progress("step", line))
         try:
-            agent = assemble_agent(self.workspace, config, served, earlier, tool_registry(mcp), mcp)
+            tools = tool_registry(mcp, tool_budget(config, served.n_ctx))
+            agent = assemble_agent(self.workspace, config, served, earlier, tools, mcp)
         except BaseException:
             if mcp is not None and not reuse:
                 mcp.close()
@@ -215,6 +217,16 @@ class Runtime:
 
             down()
 
+    def _mcp_mode(self) -> str:
+        from agent.runtime.assemble import SEARCH, tool_budget
+
+        budget = tool_budget(self.config, getattr(self.agent, "n_ctx", None))
+        if self.agent is not None and SEARCH in self.agent.registry.names():
+            return (
+                f"mode: search (the tools are past {budget} tokens: one {SEARCH} tool finds them)"
+            )
+        return f"mode: listed (the MCP tools fit in {budget} tokens)"
+
     def extras(self, what: str) -> list[str]:
         if what == "prompts":  # /server:prompt commands of the current agent
             commands = getattr(self.agent, "commands", None)
@@ -222,7 +234,7 @@ class Runtime:
         if what == "mcp":
             if self.mcp is None:
                 return ["No MCP servers: add them to .mcp.json or [mcp_servers] in config.toml."]
-            return self.mcp.status_lines()
+            return [*self.mcp.status_lines(), self._mcp_mode()]
         if what != "bench":
             return []
         from agent.runtime.baseline import bench_report
