@@ -65,6 +65,7 @@ class Config:
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Most prompt tokens the MCP tools may take listed one by one (and at most a tenth of the
     # context); past it the model reaches them through one search-and-call tool, mcp_tools.
+    # 0 lists them all, whatever they cost.
     mcp_tool_budget: int = 2000
     # Extra directories searched for skills (folders holding SKILL.md).
     skills_dirs: list[str] = field(default_factory=list)

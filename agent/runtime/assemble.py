@@ -117,8 +117,11 @@ def connect_mcp(setup: McpSetup, progress: Progress | None) -> McpServers | None
 
 
 def tool_budget(config: Config, n_ctx: int | None) -> int:
-    """The MCP tools' token budget: the config's, and at most a tenth of the context."""
-    return min(config.mcp_tool_budget, n_ctx // 10) if n_ctx else config.mcp_tool_budget
+    """The MCP tools' token budget: the config's, and at most a tenth of the context (0: no
+    budget, every tool listed)."""
+    if config.mcp_tool_budget <= 0 or not n_ctx:
+        return config.mcp_tool_budget
+    return min(config.mcp_tool_budget, n_ctx // 10)
 
 
 def tool_registry(mcp: McpServers | None, budget: int | None = None) -> ToolRegistry:
@@ -129,7 +132,7 @@ def tool_registry(mcp: McpServers | None, budget: int | None = None) -> ToolRegi
         from tools.mcp.search import McpSearchTool, schema_tokens
 
         tools = mcp.tools(set(registry.names()))
-        if budget is not None and tools and schema_tokens(tools) > budget:
+        if budget is not None and budget > 0 and tools and schema_tokens(tools) > budget:
             registry.add(McpSearchTool(tools))
         for tool in [] if SEARCH in registry.names() else tools:
             registry.add(tool)
