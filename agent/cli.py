@@ -5,6 +5,7 @@ beecode -p TASK [options]    one task, headless (see agent.faces.headless)
 beecode -p "/NAME ARGS"      a skill or custom command, headless
 beecode sessions             this workspace's sessions, newest first
 beecode undo [N|--list|--redo]  restore the files of the last N turns (agent.checkpoints)
+beecode mcp list|get|add|remove|test|enable|disable|approve  MCP servers (agent.mcp_command)
 beecode skills list|show|new the skills and custom commands (agent.commands.cli)
 beecode server ... | doctor  the model server (server.cli.commands)
 beecode bench ...            benchmarks
@@ -81,6 +82,8 @@ def _dispatch(args: list[str]) -> int:
         return _sessions()
     if args and args[0] == "undo":
         return int(_entry("agent.checkpoints.command", "main")(args[1:]))
+    if args and args[0] == "mcp":
+        return int(_entry("agent.mcp_command", "main")(args[1:]))
     if args and args[0] == "skills":
         return int(_entry("agent.commands.cli", "main")(args[1:]))
     try:

@@ -66,6 +66,10 @@ class Config:
     tool_mode: ToolMode = "auto"
     # [mcp_servers.NAME] tables: command (+ args, env, cwd) for stdio, or url (+ headers) for HTTP.
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Most prompt tokens the MCP tools may take listed one by one (and at most a tenth of the
+    # context); past it the model reaches them through one search-and-call tool, mcp_tools.
+    # 0 lists them all, whatever they cost.
+    mcp_tool_budget: int = 2000
     # Extra directories searched for skills (folders holding SKILL.md).
     skills_dirs: list[str] = field(default_factory=list)
     # Secret-looking environment variables that bash commands may see (all others are removed).
@@ -106,12 +110,15 @@ _SPECS: dict[str, Any] = {
     k: v for k, v in get_type_hints(Config).items() if k != "ignored_project_settings"
 }
 _MCP_KEYS: dict[str, Any] = {
+    "type": str,  # stdio, http or sse (from command or url when left out)
     "command": str,
     "args": list[str],
     "env": dict[str, str],
     "cwd": str,
     "url": str,
     "headers": dict[str, str],
+    "allow_tools": list[str],  # tool names or globs offered (all when left out)
+    "deny_tools": list[str],
 }
 _MCP_SHAPES = {str: "a string", list[str]: "a list of strings", dict[str, str]: "a string table"}
 _RULE = re.compile(r"(?P<tool>[\w.*?-]+)(?:\((?P<pattern>.+)\))?", re.DOTALL)

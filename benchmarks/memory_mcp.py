@@ -137,6 +137,13 @@ def main() -> int:
             with served("tiny", home / "server.log") as (url, _plan):
                 alone = run_turn(workspace, url, env)
                 mcp = run_turn(workspace, url, {**env, "BEECODE_CONFIG_DIR": str(user_mcp)})
+                # The same servers with every tool listed (no budget: mcp_tool_budget = 0).
+                listed_dir = home / "config-listed"
+                listed_dir.mkdir()
+                (listed_dir / "config.toml").write_text(
+                    "mcp_tool_budget = 0\n" + mcp_config(workspace)
+                )
+                listed = run_turn(workspace, url, {**env, "BEECODE_CONFIG_DIR": str(listed_dir)})
         connected = len(mcp["mcp_children"]) == 3 and not mcp["mcp_problems"]
         print(
             f"agent alone: peak RSS {alone['peak_rss_mib']:.0f} MiB "
@@ -148,9 +155,15 @@ def main() -> int:
             f"MiB, ratio {mcp['peak_rss_mib'] / alone['peak_rss_mib']:.2f}; prompt "
             f"{mcp['prompt_tokens']} tokens)"
         )
+        print(
+            f"prompt tokens with the 3 servers: {listed['prompt_tokens']} with every tool listed,"
+            f" {mcp['prompt_tokens']} in the default mode (one mcp_tools search tool past the"
+            " budget)"
+        )
         if not connected:
             print(f"gap: the agent did not connect all three servers: {mcp['mcp_problems']}")
-        save({**info, "alone": alone, "with_mcp": mcp, "all_connected": connected}, args.out)
+        figures = {"alone": alone, "with_mcp": mcp, "with_mcp_listed": listed}
+        save({**info, **figures, "all_connected": connected}, args.out)
         return 0 if connected else 1
 
     return main_guard(go)

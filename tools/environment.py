@@ -62,3 +62,15 @@ def secret_values(environ: Mapping[str, str] | None = None, min_length: int = 8)
     source = os.environ if environ is None else environ
     values = {v for k, v in source.items() if is_secret_name(k) and len(v) >= min_length}
     return sorted(values, key=len, reverse=True)
+
+
+# How a server reaches the network from here: proxies and certificate authorities, when set.
+_NETWORK_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
+_CA_VARS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+
+
+def network_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The proxy and CA-file variables that are set (either case), for an MCP server's env."""
+    source = os.environ if environ is None else environ
+    names = [*_NETWORK_VARS, *(n.lower() for n in _NETWORK_VARS), *_CA_VARS, "NODE_EXTRA_CA_CERTS"]
+    return {name: source[name] for name in names if name in source}

@@ -1,9 +1,9 @@
 """What a slash command is, and the one registry the TUI, headless mode and completion read.
 
 Sources: the built-in commands (which the faces carry out), skills, custom commands (Markdown
-prompt templates) and, later, MCP prompts. One rule settles a name clash: built-in > project >
-user > bundled; within one scope a skill beats a custom command (as in Claude Code). Each
-hidden command is reported once, in ``clashes``.
+prompt templates) and MCP prompts (``/server:prompt``). One rule settles a name clash:
+built-in > project > user > bundled; within one scope a skill beats a custom command (as in
+Claude Code). Each hidden command is reported once, in ``clashes``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,15 @@ _KIND_RANK: dict[str, int] = {"built-in": 0, "skill": 1, "command": 2, "prompt":
 
 
 @dataclass(frozen=True)
+class McpPrompt:
+    """An MCP server's prompt behind a ``/server:prompt`` command."""
+
+    server: str
+    name: str
+    arguments: tuple[tuple[str, bool], ...] = ()  # (name, required), in the server's order
+
+
+@dataclass(frozen=True)
 class Command:
     name: str  # without the slash; "dir:name" for nested custom commands
     help: str
@@ -31,6 +40,7 @@ class Command:
     location: Path | None = None  # the file it came from
     template: str = ""  # a custom command's body ($ARGUMENTS, $1..$9)
     skill: Skill | None = None
+    prompt: McpPrompt | None = None
 
 
 BUILT_IN: tuple[Command, ...] = (
@@ -78,19 +88,24 @@ class CommandRegistry:
     ) -> CommandRegistry:
         """The registry of these candidates, clashes settled by the rule above."""
         registry = cls(skipped=list(skipped or []))
+        registry.add(candidates)
+        return registry
+
+    def add(self, candidates: list[Command]) -> None:
+        """Add commands (MCP prompts come once their servers are connected); a name already
+        taken keeps its command and the newcomer is reported in ``clashes``."""
         ranked = sorted(candidates, key=lambda c: (_RANK[c.source], _KIND_RANK[c.kind]))
         for command in ranked:
             key = command.name.lower()
-            winner = registry.commands.get(key)
+            winner = self.commands.get(key)
             if winner is None:
-                registry.commands[key] = command
+                self.commands[key] = command
             else:
-                registry.clashes.append(
+                self.clashes.append(
                     f"/{command.name}: the {command.source} {command.kind} "
                     f"{command.location or ''} is hidden by the {winner.source} {winner.kind}"
                     + (f" {winner.location}" if winner.location else "")
                 )
-        return registry
 
     def get(self, name: str) -> Command | None:
         return self.commands.get(name.lower())

@@ -14,10 +14,11 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.commands.load import Loaded, load
-from agent.commands.registry import CommandRegistry, parse
+from agent.commands.prompts import prompt_arguments
+from agent.commands.registry import CommandRegistry, McpPrompt, parse
 from agent.commands.scope import ScopedRegistry, SkillScope, open_skill_folders
 from agent.config import Config
 from agent.loop.agent import Agent
@@ -31,9 +32,13 @@ from agent.loop.events import (
 from agent.permissions.rules import Permissions
 from skills.disclose import activation, catalogue, substitute
 from skills.skill import Skill
+from tools.mcp.extras import prompt_text, with_attachments
 from tools.registry import ToolRegistry
 from tools.skill import TOOL_NAME, SkillTool
 from tools.tool import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from tools.mcp.servers import McpServers
 
 
 @dataclass
@@ -80,9 +85,12 @@ def setup_skills(
 
 
 class CommandAgent(Agent):
-    def __init__(self, *args: Any, skills: SkillSetup, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, skills: SkillSetup, mcp: McpServers | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.skills = skills
+        self.mcp = mcp  # for prompts and @server:uri attachments; the Runtime closes it
 
     @property
     def commands(self) -> CommandRegistry:
@@ -106,14 +114,28 @@ class CommandAgent(Agent):
             text = f"/{skill.name} {parsed[1]}".rstrip() + "\n" + activation(skill, parsed[1])
             if self.skills.tool is not None:
                 self.skills.tool.loaded.add(skill.name)
+        elif command.prompt is not None:
+            try:
+                text, skill = await self._prompt(command.prompt, parsed[1]), None
+            except Exception as error:  # bad arguments, a server that is down or says no
+                finished = TurnFinished([], "error", f"/{command.name}: {error}")
+                emit(finished)
+                return finished
         else:
             text, skill = substitute(command.template, parsed[1]), None
         if skill is not None:
             self.skills.scope.narrow(skill)
+        if self.mcp is not None and "@" in text:
+            text = await with_attachments(self.mcp, text, self.config.max_output_chars)
         try:
             return await super().run_turn(text, emit)
         finally:
             self.skills.scope.clear()
+
+    async def _prompt(self, prompt: McpPrompt, text: str) -> str:
+        assert self.mcp is not None  # a prompt command comes from a connected server
+        args = prompt_arguments(prompt, text)
+        return await prompt_text(self.mcp, prompt.server, prompt.name, args)
 
     async def _consent(self, skill: Skill, emit: EventSink) -> bool:
         """True when the skill may be used: trusted, approved before, or allowed now."""

@@ -91,6 +91,9 @@ class Backend(Protocol):
     them from thread workers, never on the UI thread."""
 
     workspace: Path
+    # Asked (from the connect thread) whether this project's MCP servers, name -> command or
+    # URL, may start; a yes is remembered for the workspace. None: only approved ones start.
+    ask_mcp: Callable[[dict[str, str]], bool] | None
 
     def connect(self, request: ConnectRequest, progress: Progress) -> Core: ...
 

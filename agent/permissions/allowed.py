@@ -26,8 +26,14 @@ class AllowedRules:
         return [r for r in rules if _valid(r)] if isinstance(rules, list) else []
 
     def add(self, rules: list[str]) -> None:
+        self._write(list(dict.fromkeys([*self.load(), *rules])))
+
+    def remove(self, rules: list[str]) -> None:
+        self._write([r for r in self.load() if r not in rules])
+
+    def _write(self, rules: list[str]) -> None:
         data = self._read()  # read again: another session may have added rules meanwhile
-        data[self.workspace] = list(dict.fromkeys([*self.load(), *rules]))
+        data[self.workspace] = rules
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         temp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.commands.prompts import prompt_commands
 from agent.commands.turns import CommandAgent, setup_skills
 from agent.config import Config
 from agent.context.memory import project_memory
 from agent.context.prompt import TokenCounter, system_prompt
 from agent.loop.agent import Agent
+from agent.mcp_config import McpSetup
 from agent.model.endpoint import ChatModel, OpenAIChatModel
 from agent.permissions.allowed import AllowedRules
 from agent.permissions.rules import Permissions
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from tools.mcp.servers import McpServers
 
 Progress = Callable[[str], None]
+SEARCH = "mcp_tools"  # tools.mcp.search.SEARCH_TOOL, named here without importing the SDK
 SMALL_MODEL_PARAMS = 3_000_000_000  # below this, tool calls are constrained to a schema
 _SIZE_IN_NAME = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*b\b", re.I)
 
@@ -85,32 +88,58 @@ def earlier_session(workspace: Path, resume: str | None, continue_latest: bool) 
     return None
 
 
-def connect_mcp(config: Config, progress: Progress | None) -> McpServers | None:
-    """The config's MCP servers, connected at once (None when none is configured). A server that
-    fails costs one progress line; the agent works without it. The caller owns what this returns
-    and closes it (``agent.runtime.Runtime`` does); the agent's tools only call it."""
-    if not config.mcp_servers:
+def connect_mcp(setup: McpSetup, progress: Progress | None) -> McpServers | None:
+    """The set-up MCP servers, connected at once (None when there is none). Each note, each
+    project server not approved yet and each server that fails costs one progress line; the
+    agent works without them. The caller owns what this returns and closes it
+    (``agent.runtime.Runtime`` does); the agent's tools only call it."""
+    say = progress or (lambda line: None)
+    for note in setup.notes:
+        say(note)
+    if setup.unapproved:
+        say(
+            "mcp: project servers not started (not approved in this workspace): "
+            + ", ".join(f"{n} ({cmd})" for n, cmd in setup.unapproved.items())
+            + "; approve with `beecode mcp approve NAME`"
+        )
+    if not setup.servers:
         return None
     from server.paths import state_dir
     from tools.mcp.servers import (
         McpServers,  # the SDK takes ~0.7 s to import: only when it is needed
     )
 
-    servers = McpServers(config.mcp_servers, state_dir() / "mcp.log")
-    if progress:
-        progress(f"connecting MCP servers: {', '.join(config.mcp_servers)}")
+    servers = McpServers(setup.servers, state_dir() / "mcp.log")
+    say(f"connecting MCP servers: {', '.join(setup.servers)}")
     for problem in servers.connect():
-        if progress:
-            progress(problem)
+        say(problem)
     return servers
 
 
-def tool_registry(mcp: McpServers | None) -> ToolRegistry:
-    """The built-in tools, then the MCP servers' tools."""
+def tool_budget(config: Config, n_ctx: int | None) -> int:
+    """The MCP tools' token budget: the config's, and at most a tenth of the context (0: no
+    budget, every tool listed)."""
+    if config.mcp_tool_budget <= 0 or not n_ctx:
+        return config.mcp_tool_budget
+    return min(config.mcp_tool_budget, n_ctx // 10)
+
+
+def tool_registry(mcp: McpServers | None, budget: int | None = None) -> ToolRegistry:
+    """The built-in tools, then the MCP servers' tools: one by one, or past ``budget`` tokens
+    one search-and-call tool for all of them."""
     registry = default_registry()
     if mcp is not None:
-        for tool in mcp.tools(set(registry.names())):
+        from tools.mcp.search import McpSearchTool, schema_tokens
+
+        tools = mcp.tools(set(registry.names()))
+        if budget is not None and budget > 0 and tools and schema_tokens(tools) > budget:
+            registry.add(McpSearchTool(tools))
+        for tool in [] if SEARCH in registry.names() else tools:
             registry.add(tool)
+        if any(resources for _, resources in mcp.offers().values()):
+            from tools.mcp.extras import ResourceTool
+
+            registry.add(ResourceTool(mcp))
     return registry
 
 
@@ -170,7 +199,8 @@ def build_agent(
         workspace, resume, continue_latest
     )  # bad ids fail before a server starts
     served = serve_model(resolve_endpoint(config, progress), config)
-    return assemble_agent(workspace, config, served, earlier, tool_registry(mcp))
+    tools = tool_registry(mcp, tool_budget(config, served.n_ctx))
+    return assemble_agent(workspace, config, served, earlier, tools, mcp)
 
 
 def assemble_agent(
@@ -179,6 +209,7 @@ def assemble_agent(
     served: ServedModel,
     earlier: Session | None,
     registry: ToolRegistry,
+    mcp: McpServers | None = None,
 ) -> CommandAgent:
     """The agent around a served model: tools (with the ``skill`` tool), permissions with the
     remembered allow rules, the session (``earlier`` or a new one), the system prompt with the
@@ -203,6 +234,7 @@ def assemble_agent(
         remember=allowed.add,
     )
     skills = setup_skills(workspace, config, registry, ctx, permissions, served.counter.count_text)
+    skills.loaded.registry.add(prompt_commands(mcp))  # /server:prompt
     return CommandAgent(
         served.chat,
         skills.registry,
@@ -215,4 +247,5 @@ def assemble_agent(
         counter=served.counter,
         constrained=served.constrained,
         skills=skills,
+        mcp=mcp,
     )

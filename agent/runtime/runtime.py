@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,11 +54,21 @@ class Runtime:
         self.mcp: McpServers | None = None  # the one owner of the MCP connections
         self.agent: Agent | None = None  # the current agent: closed when replaced
         self._model_name = ""
+        self.ask_mcp: Callable[[dict[str, str]], bool] | None = None  # set by a face that asks
+        self._mcp_asked = False  # once per run: /clear and /resume do not ask again
 
     def connect(self, request: ConnectRequest, progress: Progress) -> Core:
         """A new agent (a new, resumed or continued session, maybe on another profile); the
         previous one is closed. Raises RefusedRequest, AppError or SessionError with one line."""
-        from agent.runtime.assemble import AppError, assemble_agent, earlier_session, tool_registry
+        from agent.mcp_config import approve, mcp_setup
+        from agent.runtime.assemble import (
+            AppError,
+            assemble_agent,
+            connect_mcp,
+            earlier_session,
+            tool_budget,
+            tool_registry,
+        )
         from server.errors import ServerError
 
         config = self.config
@@ -72,10 +83,17 @@ class Runtime:
         except ServerError as e:
             raise AppError(str(e)) from e
         # /clear, /resume and /model keep live MCP servers; the old agent's own tools are closed.
-        reuse = self.mcp is not None and self.mcp.serves(config.mcp_servers)
-        mcp = self.mcp if reuse else self._connect_mcp(config, progress)
+        setup = mcp_setup(self.workspace, config)
+        if setup.unapproved and self.ask_mcp is not None and not self._mcp_asked:
+            self._mcp_asked = True
+            if self.ask_mcp(setup.unapproved):
+                approve(self.workspace, list(setup.unapproved), config)
+                setup = mcp_setup(self.workspace, config)
+        reuse = self.mcp is not None and self.mcp.serves(setup.servers)
+        mcp = self.mcp if reuse else connect_mcp(setup, lambda line: progress("step", line))
         try:
-            agent = assemble_agent(self.workspace, config, served, earlier, tool_registry(mcp))
+            tools = tool_registry(mcp, tool_budget(config, served.n_ctx))
+            agent = assemble_agent(self.workspace, config, served, earlier, tools, mcp)
         except BaseException:
             if mcp is not None and not reuse:
                 mcp.close()
@@ -119,11 +137,6 @@ class Runtime:
         url = up(profile, hooks=_hooks(progress)).url
         self.started_server = self.started_server or current is None
         return url
-
-    def _connect_mcp(self, config: Config, progress: Progress) -> McpServers | None:
-        from agent.runtime.assemble import connect_mcp
-
-        return connect_mcp(config, lambda line: progress("step", line))
 
     def _facts(self, agent: Agent) -> Facts:
         from agent.runtime.baseline import measured_baseline  # loads the bench code
@@ -204,11 +217,24 @@ class Runtime:
 
             down()
 
+    def _mcp_mode(self) -> str:
+        from agent.runtime.assemble import SEARCH, tool_budget
+
+        budget = tool_budget(self.config, getattr(self.agent, "n_ctx", None))
+        if self.agent is not None and SEARCH in self.agent.registry.names():
+            return (
+                f"mode: search (the tools are past {budget} tokens: one {SEARCH} tool finds them)"
+            )
+        return f"mode: listed (the MCP tools fit in {budget} tokens)"
+
     def extras(self, what: str) -> list[str]:
+        if what == "prompts":  # /server:prompt commands of the current agent
+            commands = getattr(self.agent, "commands", None)
+            return [c.name for c in commands.all() if c.kind == "prompt"] if commands else []
         if what == "mcp":
             if self.mcp is None:
-                return ["No MCP servers: add [mcp_servers.NAME] tables to the user config.toml."]
-            return self.mcp.status_lines()
+                return ["No MCP servers: add them to .mcp.json or [mcp_servers] in config.toml."]
+            return [*self.mcp.status_lines(), self._mcp_mode()]
         if what != "bench":
             return []
         from agent.runtime.baseline import bench_report

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from concurrent.futures import Future
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -23,6 +24,7 @@ from agent.faces.contract import Backend, ConnectRequest, Core, ServerView
 from agent.permissions.rules import MODES
 from agent.tui import commands
 from agent.tui.history import PromptHistory
+from agent.tui.screens.info import PickScreen
 from agent.tui.screens.main import MainScreen
 from agent.tui.slash import SlashCommands
 from agent.tui.undo import CheckpointUndo
@@ -60,6 +62,7 @@ class BeeApp(App[None]):
         self._polled: ServerView | None = None
         self.main = MainScreen(CheckpointUndo(backend.workspace), PromptHistory(history_path))
         self.slash = SlashCommands(self)
+        backend.ask_mcp = self._ask_mcp
 
     def on_mount(self) -> None:
         self.push_screen(self.main)
@@ -80,6 +83,16 @@ class BeeApp(App[None]):
             self.call_from_thread(self._connect_failed, str(error))  # type: ignore[arg-type]
             return
         self.call_from_thread(self._connected, core, request)  # type: ignore[arg-type]
+
+    def _ask_mcp(self, servers: dict[str, str]) -> bool:
+        """From the connect thread: may this project's MCP servers start? (PickScreen answers.)"""
+        answer: Future[str | None] = Future()
+        listed = "; ".join(f"{name}: {command}" for name, command in servers.items())
+        options = [("start", f"Start them (remembered for this folder): {listed}")]
+        options.append(("skip", "Not now (beecode mcp approve NAME later)"))
+        title = "This project configures MCP servers (commands it would run)"
+        self.call_from_thread(self.push_screen, PickScreen(title, options), answer.set_result)
+        return answer.result() == "start"
 
     def _report_progress(self, key: str, line: str) -> None:
         self.call_from_thread(self._progress_line, key, line)

@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.content import Content
 
 from agent.commands.load import listing
+from agent.commands.registry import Command
 from agent.config import Mode
 from agent.faces.contract import ConnectRequest
 from agent.permissions.rules import MODES
@@ -45,6 +46,9 @@ class SlashCommands:
             return
         loaded = await asyncio.to_thread(commands.workspace_commands, self.app.backend.workspace)
         command = loaded.registry.get(name) if loaded is not None else None
+        prompts = [n.lower() for n in self.app.backend.extras("prompts")]  # MCP prompts
+        if command is None and name in prompts:
+            command = Command(name, "", kind="prompt")
         if command is None:
             await self.note(f"unknown command /{name} (/help lists them)", "warning")
         elif not await self._idle(name):

@@ -21,7 +21,9 @@ def echo(text: str) -> str:
 
 @server.tool()
 def crash() -> str:
-    """Exit the server process in the middle of the call."""
+    """Exit the server process in the middle of the call, saying why on stderr."""
+    sys.stderr.write("fatal: out of cheese\n")
+    sys.stderr.flush()
     os._exit(9)
 
 

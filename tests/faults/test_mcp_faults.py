@@ -4,6 +4,7 @@ session goes on with the other tools."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,10 +52,20 @@ async def test_a_server_that_crashes_mid_call_is_marked_down(ws: Path, servers: 
         servers,
         [call("f_crash", {}), call("f_echo", {"text": "x"}), call("bash", {"command": "echo on"})],
     )
-    gone = "mcp server 'f' is not available (the server exited or closed the connection)"
+    gone = (
+        "mcp server 'f' is not available (the server exited or closed the connection;"
+        " stderr: fatal: out of cheese)"
+    )
     assert [(d.output, d.is_error) for d in done[:2]] == [(gone, True), (gone, True)]
     assert done[2].output == "on\n[exit code 0]"
     assert servers.status_lines()[0].startswith("f · down · the server exited")
+    # Started again after a pause, with the same tools: the next turn can use it.
+    for _ in range(200):
+        if servers.status_lines()[0].startswith("f · connected"):
+            break
+        await asyncio.sleep(0.05)
+    again = await run(ws, servers, [call("f_echo", {"text": "back"})])
+    assert (again[0].output, again[0].is_error) == ("back", False)
 
 
 async def test_a_frozen_server_is_stopped_and_marked_down(ws: Path, servers: McpServers) -> None:
@@ -80,4 +91,5 @@ async def test_floods_are_capped_and_logged(
     assert len(done[0].output) <= ToolContext(ws).max_output_chars
     assert "chars omitted" in done[0].output
     assert done[1].output == "shouted"
-    assert servers.log_path.stat().st_size >= 3 * 1_000_000 and capfd.readouterr().err == ""
+    stderr = servers.log_path.with_name("mcp.f.stderr")  # each server's stderr has its own file
+    assert stderr.stat().st_size >= 3 * 1_000_000 and capfd.readouterr().err == ""

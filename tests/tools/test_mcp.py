@@ -212,7 +212,10 @@ def test_a_killed_server_fails_its_calls_with_one_line_and_others_go_on(
 
 def test_a_server_that_exits_at_start_or_never_answers_costs_one_line(tmp_path: Path) -> None:
     specs = {
-        "crash": {"command": sys.executable, "args": ["-c", "raise SystemExit(3)"]},
+        "crash": {
+            "command": sys.executable,
+            "args": ["-c", "raise SystemExit('bad config: no token')"],
+        },
         "mute": {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"]},
     }
     servers = McpServers(specs, tmp_path / "mcp.log", connect_timeout_s=1)
@@ -221,7 +224,7 @@ def test_a_server_that_exits_at_start_or_never_answers_costs_one_line(tmp_path: 
     finally:
         servers.close()
     assert problems == [
-        f"mcp server 'crash': exited during start (its stderr is in {tmp_path / 'mcp.log'})",
+        "mcp server 'crash': exited during start; stderr: bad config: no token",
         "mcp server 'mute': no reply within 1 s",
     ]
     assert servers.tools(set()) == []

@@ -72,7 +72,7 @@ def test_without_mcp_servers_the_sdk_is_not_even_imported(tmp_path: Path) -> Non
 def test_the_runtime_lists_servers_with_status_and_closes_them_on_quit(tmp_path: Path) -> None:
     runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT))
     assert runtime.extras("mcp") == [
-        "No MCP servers: add [mcp_servers.NAME] tables to the user config.toml."
+        "No MCP servers: add them to .mcp.json or [mcp_servers] in config.toml."
     ]
     runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT, mcp_servers=SERVERS))
     before = set(children("mcp-server-time"))

@@ -31,3 +31,12 @@ async def answers_ping(session: ClientSession) -> bool:
     except (MCPError, TimeoutError, anyio.ClosedResourceError, anyio.BrokenResourceError):
         return False
     return True
+
+
+async def list_extras(session: ClientSession) -> tuple[list[types.Prompt], list[types.Resource]]:
+    """The prompts and resources a server offers (first page; none when it does not say it has
+    them)."""
+    caps = session.server_capabilities
+    prompts = (await session.list_prompts()).prompts if caps and caps.prompts else []
+    resources = (await session.list_resources()).resources if caps and caps.resources else []
+    return prompts, resources

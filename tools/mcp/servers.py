@@ -12,80 +12,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import threading
-from collections.abc import Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, TypeVar
 
 import anyio
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
-from tools.mcp.requests import answers_ping, list_tools
+from tools.environment import network_env
+from tools.mcp.link import Link, offered_tool
+from tools.mcp.problems import CLOSED, problem_of, sdk_logs_to
+from tools.mcp.requests import answers_ping, list_extras, list_tools
 from tools.mcp.tool import McpTool, mcp_tools, result_text
 from tools.tool import ToolResult
 
 CONNECT_TIMEOUT_S = 30.0  # spawn + initialize + tools/list (a Python server needs ~1 s)
 CALL_TIMEOUT_S = 300.0
+RESTART_PAUSE_S, RESTART_CAP_S, MAX_RESTARTS = 1.0, 30.0, 5  # a dead server is started again
 CLOSE_TIMEOUT_S = 10.0  # the SDK gives a stdio server 2 s after EOF, then 2 s after SIGTERM
-CLOSED = "the server exited or closed the connection"
 T = TypeVar("T")
-
-
-def problem_of(error: BaseException, spec: Mapping[str, Any]) -> str:
-    """One line for why a server could not be used (the first error inside exception groups)."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    if isinstance(error, FileNotFoundError) and "command" in spec:
-        if spec.get("cwd") and not Path(spec["cwd"]).is_dir():
-            return f"working directory not found: {spec['cwd']}"
-        return f"command not found: {spec['command']}"
-    if isinstance(error, PermissionError) and "command" in spec:
-        return f"cannot run {spec['command']}: permission denied"
-    if isinstance(error, MCPError):
-        closed = error.code == CONNECTION_CLOSED
-        return CLOSED if closed else f"error {error.code}: {error.message}"
-    if isinstance(error, (TimeoutError, asyncio.CancelledError)):
-        return "no reply in time"
-    text = str(error).strip().splitlines()
-    detail = f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
-    return f"cannot connect to {spec['url']}: {detail}" if "url" in spec else detail
-
-
-class _Link:
-    """One configured server: its spec, its live session (or why there is none) and its tools."""
-
-    def __init__(self, name: str, spec: Mapping[str, Any]) -> None:
-        self.name, self.spec = name, dict(spec)
-        self.session: ClientSession | None = None
-        self.listed: list[types.Tool] = []
-        self.state = "connecting"  # connected, failed, down (died later), closed
-        self.problem = ""
-        self.ready = asyncio.Event()
-        self.stop = asyncio.Event()
-        self.calls: set[asyncio.Task[Any]] = set()
-
-    def fail(self, problem: str) -> None:
-        """Mark the server unusable (first reason wins) and let its holder close the transport."""
-        if self.state in ("connecting", "connected"):
-            self.state = "failed" if self.state == "connecting" else "down"
-            self.problem = problem
-        self.session = None
-        self.stop.set()
-        for call in self.calls - {asyncio.current_task()}:
-            call.cancel()  # calls waiting on a dead transport would wait out their timeout
-
-    def line(self) -> str:
-        return f"mcp server {self.name!r}: {self.problem}"
-
-    def unavailable(self) -> ToolResult:
-        why = self.problem or self.state
-        return ToolResult(f"mcp server {self.name!r} is not available ({why})", is_error=True)
 
 
 class McpServers:
@@ -101,11 +53,11 @@ class McpServers:
     ) -> None:
         self.log_path = log_path
         self.connect_timeout_s, self.call_timeout_s = connect_timeout_s, call_timeout_s
-        self._links = {name: _Link(name, spec) for name, spec in specs.items()}
+        self._links = {name: Link(name, spec) for name, spec in specs.items()}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp", daemon=True)
         self._holders: list[asyncio.Task[None]] = []
-        self._log: TextIO | None = None
+        self._closing = asyncio.Event()
         self._closed = False
 
     # The caller's side: any thread or event loop.
@@ -113,9 +65,8 @@ class McpServers:
     def connect(self) -> list[str]:
         """Connect every server concurrently; one line per server that could not be connected."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        # Servers' stderr (banners, tracebacks) goes here, never to the terminal.
-        self._log = open(self.log_path, "a", encoding="utf-8", errors="replace")
         sdk_logs_to(self.log_path)
+        self.log_path.touch()  # the SDK's records; each server's stderr beside it
         self._thread.start()
         self._submit(self._connect_all()).result()
         return [link.line() for link in self._links.values() if link.state != "connected"]
@@ -132,7 +83,8 @@ class McpServers:
         made: list[McpTool] = []
         for link in self._links.values():
             if link.state == "connected":
-                made += mcp_tools(link.name, link.listed, self, taken)
+                offered = [t for t in link.listed if offered_tool(t.name, link.spec)]
+                made += mcp_tools(link.name, offered, self, taken)
         return made
 
     def status_lines(self) -> list[str]:
@@ -145,7 +97,8 @@ class McpServers:
             n = len(link.listed)
             shown = link.problem or f"{n} tool{'s' * (n != 1)}"
             lines.append(f"{link.name} · {link.state} · {shown} · {where}")
-        return lines + [f"server logs: {self.log_path}"]
+        stderr = self.log_path.with_name(f"{self.log_path.stem}.NAME.stderr")
+        return lines + [f"server logs: {self.log_path}, each server's stderr in {stderr}"]
 
     async def call(self, server: str, tool: str, args: dict[str, Any]) -> ToolResult:
         """Call a tool on the agent's loop; cancelling this cancels the request on the server."""
@@ -153,6 +106,21 @@ class McpServers:
         if self._closed or link.state != "connected":
             return link.unavailable()
         return await asyncio.wrap_future(self._submit(self._call(link, tool, args)))
+
+    def offers(self) -> dict[str, tuple[list[types.Prompt], list[types.Resource]]]:
+        """Each connected server's prompts and resources."""
+        live = (link for link in self._links.values() if link.state == "connected")
+        return {link.name: (link.prompts, link.resources) for link in live}
+
+    async def request(self, server: str, ask: Callable[[ClientSession], Awaitable[T]]) -> T:
+        """Any other request (a prompt, a resource) on the server's session, with the timeout.
+        Raises LookupError naming why the server cannot be asked."""
+        link = self._links.get(server)
+        if link is None or self._closed or link.session is None:
+            raise LookupError(link.unavailable().output if link else f"no MCP server {server!r}")
+        session = link.session
+        work = asyncio.wait_for(ask(session), self.call_timeout_s)
+        return await asyncio.wrap_future(self._submit(work))
 
     def close(self) -> None:
         """Close every session and stop its server; safe to call more than once."""
@@ -166,8 +134,6 @@ class McpServers:
             self._thread.join(timeout=CLOSE_TIMEOUT_S)
         if not self._thread.is_alive():
             self._loop.close()
-        if self._log is not None:
-            self._log.close()
 
     def _submit(self, work: Coroutine[Any, Any, T]) -> Future[T]:
         return asyncio.run_coroutine_threadsafe(work, self._loop)
@@ -175,7 +141,7 @@ class McpServers:
     # The MCP loop's side.
 
     async def _connect_all(self) -> None:
-        async def ready(link: _Link, holder: asyncio.Task[None]) -> None:
+        async def ready(link: Link, holder: asyncio.Task[None]) -> None:
             try:
                 await asyncio.wait_for(link.ready.wait(), self.connect_timeout_s)
             except TimeoutError:
@@ -185,33 +151,55 @@ class McpServers:
         self._holders = [asyncio.create_task(self._hold(link)) for link in self._links.values()]
         await asyncio.gather(*map(ready, self._links.values(), self._holders))
 
-    async def _hold(self, link: _Link) -> None:
-        """Open the server's session, list its tools and keep it open until told to stop.
+    async def _hold(self, link: Link) -> None:
+        """Keep the server's session open until told to stop; one that dies after it was up is
+        started again after a pause that doubles each time (capped), up to MAX_RESTARTS.
 
         The transport's task groups must be left in the task that entered them, hence one
         long-lived task per server."""
+        pause = RESTART_PAUSE_S
+        while True:
+            await self._session(link)
+            if link.state != "down" or self._closed or link.restarts >= MAX_RESTARTS:
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), pause)  # close() ends the wait
+            if self._closed:
+                return
+            pause = min(pause * 2, RESTART_CAP_S)
+            link.restarts += 1
+            link.state, link.stop = "restarting", asyncio.Event()
+
+    async def _session(self, link: Link) -> None:
+        """Open the session, list the server's offers, wait for the stop."""
         try:
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await self._open(link.spec, stack)
+                read, write = await self._open(link, stack)
                 session = await stack.enter_async_context(
                     ClientSession(read, write, read_timeout_seconds=self.call_timeout_s)
                 )
                 await session.initialize()
-                link.listed = await list_tools(session)
-                if link.state == "connecting":
-                    link.session, link.state = session, "connected"
+                listed = await list_tools(session)
+                link.prompts, link.resources = await list_extras(session)
+                if link.state == "connecting":  # the tools offered stay those of the first start
+                    link.listed = listed
+                if link.state in ("connecting", "restarting"):
+                    link.session, link.state, link.problem = session, "connected", ""
                 link.ready.set()
                 await link.stop.wait()
         except (Exception, asyncio.CancelledError) as error:
             problem = problem_of(error, link.spec)
             if problem == CLOSED and link.state == "connecting":
-                problem = f"exited during start (its stderr is in {self.log_path})"
-            link.fail(problem)
+                problem = "exited during start"
+            link.fail(problem)  # with the server's last stderr lines when it exited
         finally:
             link.session = None
             link.ready.set()
 
-    async def _open(self, spec: dict[str, Any], stack: contextlib.AsyncExitStack) -> Any:
+    async def _open(self, link: Link, stack: contextlib.AsyncExitStack) -> Any:
+        spec = link.spec
+        if "url" in spec and spec.get("type") == "sse":
+            return await stack.enter_async_context(sse_client(spec["url"], spec.get("headers")))
         if "url" in spec:
             http = create_mcp_http_client(headers=spec.get("headers"))
             await stack.enter_async_context(http)
@@ -221,14 +209,17 @@ class McpServers:
         params = StdioServerParameters(
             command=spec["command"],
             args=spec.get("args", []),
-            env=spec.get("env"),
+            # over the SDK's safe set (PATH, HOME, ...): proxies and CA files, then the config's
+            env=network_env() | spec.get("env", {}),
             cwd=spec.get("cwd"),
             encoding_error_handler="replace",  # one bad byte must not kill the reader
         )
-        assert self._log is not None  # opened by connect()
-        return await stack.enter_async_context(stdio_client(params, errlog=self._log))
+        # Its stderr (banners, tracebacks) goes to a file of its own, never to the terminal.
+        link.stderr_path = self.log_path.with_name(f"{self.log_path.stem}.{link.name}.stderr")
+        errlog = stack.enter_context(open(link.stderr_path, "w", encoding="utf-8"))
+        return await stack.enter_async_context(stdio_client(params, errlog=errlog))
 
-    async def _call(self, link: _Link, tool: str, args: dict[str, Any]) -> ToolResult:
+    async def _call(self, link: Link, tool: str, args: dict[str, Any]) -> ToolResult:
         session = link.session
         if session is None:
             return link.unavailable()
@@ -262,21 +253,9 @@ class McpServers:
         return ToolResult(output or ("(failed)" if is_error else "(no output)"), is_error)
 
     async def _close_all(self) -> None:
+        self._closing.set()
         for link in self._links.values():
             if link.state == "connected":
                 link.state = "closed"  # before the stop: teardown noise is not a failure
             link.stop.set()
         await asyncio.gather(*self._holders, return_exceptions=True)
-
-
-def sdk_logs_to(path: Path) -> None:
-    """The SDK's own log records (a garbage line from a server, a failed read) go to the log file:
-    unhandled, Python would print warnings on stderr, through the TUI's screen."""
-    sdk = logging.getLogger("mcp")
-    target = str(path.resolve())
-    if any(getattr(handler, "baseFilename", None) == target for handler in sdk.handlers):
-        return
-    handler = logging.FileHandler(target, encoding="utf-8", delay=True)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
-    sdk.addHandler(handler)
-    sdk.propagate = False

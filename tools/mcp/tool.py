@@ -19,6 +19,8 @@ from tools.tool import Kind, ToolContext, ToolResult
 
 MAX_NAME = 64  # the OpenAI API's limit on function names
 MAX_DESCRIPTION = 100  # every token of it is prefilled on a cold turn
+MAX_PARAMETER_DESCRIPTION = 80
+_DROPPED = ("title", "default", "examples", "$schema")
 _NOT_NAME = re.compile(r"[^a-zA-Z0-9_-]+")
 _SUB_SCHEMAS = ("items", "additionalProperties", "not", "if", "then", "else")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
@@ -52,13 +54,17 @@ def one_line(description: str | None, limit: int = MAX_DESCRIPTION) -> str:
 
 
 def lean_schema(schema: Any) -> Any:
-    """The schema without ``title`` keys (pydantic adds one per field; the model does not need
-    them). Property names are kept even when a property is called "title"."""
+    """The schema without ``title``, ``default`` and ``examples`` keys (pydantic adds them; the
+    model does not need them), descriptions cut to one short line. Property names are kept even
+    when a property is called "title"."""
     if not isinstance(schema, dict):
         return schema
     lean: dict[str, Any] = {}
     for key, value in schema.items():
-        if key == "title":
+        if key in _DROPPED:
+            continue
+        if key == "description" and isinstance(value, str):
+            lean[key] = one_line(value, MAX_PARAMETER_DESCRIPTION)
             continue
         if key in _SCHEMA_MAPS and isinstance(value, dict):
             lean[key] = {name: lean_schema(sub) for name, sub in value.items()}
