@@ -6,9 +6,8 @@ cost ~0.15 s on the way to the TUI's first paint (0.5 s), which imports no pydan
 Scalars from a later source replace earlier ones. Lists (rules, roots, skills dirs) and
 ``mcp_servers`` accumulate instead: a project config cannot drop the user's deny rules. A project
 config comes with the repository, so unless the user trusts the workspace it cannot widen
-permissions, add MCP commands or send code to another endpoint (see ``_PRIVILEGED``).
-Relative paths in ``extra_roots`` and ``skills_dirs`` are relative to the workspace.
-"""
+permissions, add MCP commands or send code to another endpoint (see ``_PRIVILEGED``). Relative
+paths in ``extra_roots`` and ``skills_dirs`` are relative to the workspace."""
 
 from __future__ import annotations
 
@@ -57,8 +56,7 @@ class Config:
     bash_max_timeout_s: float = 600.0
     # Tool output kept for the model (head and tail); the rest is counted, not sent.
     max_output_chars: int = 30_000
-    # Longest wait for the model server's next byte before a reply counts as stalled, in seconds
-    # (a long prefill on a CPU sends nothing for minutes, so the default is generous).
+    # Seconds the model server may send nothing before a reply is stalled (CPU prefill is slow).
     stall_timeout_s: float = 3600.0
     # Model requests per user turn before the turn stops.
     max_steps: int = 50
