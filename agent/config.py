@@ -257,7 +257,9 @@ def _mcp_problem(value: Any) -> tuple[str, str] | None:
     """(dotted key below mcp_servers, problem) for the first malformed server entry."""
     if not isinstance(value, dict):
         return "", "must be a table of [mcp_servers.NAME] tables"
-    for name, entry in value.items():
+    for key_name, entry in value.items():
+        # A name with a newline or tab is shown quoted: the error stays one line.
+        name = key_name if str(key_name).isprintable() else repr(key_name)
         if not isinstance(entry, dict):
             return name, "must be a table with command (and args, env) or url"
         unknown = sorted(set(entry) - set(_MCP_KEYS))
