@@ -38,8 +38,7 @@ class Config:
     api_key: str | None = None
     # Model name sent in requests; None: the server's only model.
     model: str | None = None
-    # Sampling; None leaves the server's default.
-    temperature: float | None = None
+    temperature: float | None = None  # sampling; None leaves the server's default
     top_p: float | None = None
     top_k: int | None = None
     # Most tokens one model reply may produce.
@@ -257,8 +256,7 @@ def _mcp_problem(value: Any) -> tuple[str, str] | None:
     """(dotted key below mcp_servers, problem) for the first malformed server entry."""
     if not isinstance(value, dict):
         return "", "must be a table of [mcp_servers.NAME] tables"
-    for key_name, entry in value.items():
-        # A name with a newline or tab is shown quoted: the error stays one line.
+    for key_name, entry in value.items():  # a name with a newline is quoted: one line stays one
         name = key_name if str(key_name).isprintable() else repr(key_name)
         if not isinstance(entry, dict):
             return name, "must be a table with command (and args, env) or url"
