@@ -7,11 +7,18 @@ find them in the cache (server.paths.cache_dir(), outside the checkout).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import settings
+
+# CI runs the generated cases on fixed seeds, so a red CI run reproduces; runs elsewhere draw anew.
+settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 if TYPE_CHECKING:
     from server.engine.build import Engine
