@@ -3,7 +3,7 @@
 A command the model runs must not read the user's API keys, tokens or cloud credentials from its
 environment (one ``env`` or ``curl -d "$OPENAI_API_KEY"`` away from the model's context, or from
 the network). Variables whose names look like secrets are removed unless the user lists them in
-``pass_env``; their values are also what ``agent.sessions.redact`` removes from session files.
+``pass_env``; their values are also what ``tools.redact`` removes from session files and logs.
 """
 
 from __future__ import annotations

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from agent.context.mentions import typed_part
-from agent.sessions.redact import redact
 from agent.sessions.replay import INTERRUPTED as INTERRUPTED  # re-exported: callers' name
 from agent.sessions.replay import (
     message_of,
@@ -30,6 +29,7 @@ from agent.sessions.replay import (
     replay,
 )
 from server.paths import data_dir
+from tools.redact import redact
 
 _ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
 _TITLE_CHARS = 60

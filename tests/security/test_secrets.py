@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.sessions.redact import MARK, redact_text
 from agent.sessions.store import Session
 from tools.bash import BashTool
 from tools.environment import command_env, is_secret_name
+from tools.redact import MARK, redact_text
 from tools.tool import ToolContext
 
 from .jobs import job_output

@@ -12,6 +12,8 @@ from typing import Any
 from mcp import MCPError
 from mcp.types.jsonrpc import CONNECTION_CLOSED
 
+from tools.redact import redact_text
+
 CLOSED = "the server exited or closed the connection"
 
 
@@ -43,6 +45,13 @@ def sdk_logs_to(path: Path) -> None:
     if any(getattr(handler, "baseFilename", None) == target for handler in sdk.handlers):
         return
     handler = logging.FileHandler(target, encoding="utf-8", delay=True)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
+    handler.setFormatter(_Redacting("%(asctime)s %(name)s %(levelname)s: %(message)s"))
     sdk.addHandler(handler)
     sdk.propagate = False
+
+
+class _Redacting(logging.Formatter):
+    """A record as text with secrets removed: a garbage line from a server can hold one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact_text(super().format(record))

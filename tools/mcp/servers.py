@@ -30,6 +30,7 @@ from tools.environment import network_env
 from tools.mcp.link import Link, offered_tool
 from tools.mcp.problems import CLOSED, problem_of, sdk_logs_to
 from tools.mcp.requests import answers_ping, list_extras, list_tools
+from tools.mcp.stderr_sink import StderrSink
 from tools.mcp.tool import McpTool, mcp_tools, result_text
 from tools.tool import ToolResult
 
@@ -216,8 +217,8 @@ class McpServers:
         )
         # Its stderr (banners, tracebacks) goes to a file of its own, never to the terminal.
         link.stderr_path = self.log_path.with_name(f"{self.log_path.stem}.{link.name}.stderr")
-        errlog = stack.enter_context(open(link.stderr_path, "w", encoding="utf-8"))
-        return await stack.enter_async_context(stdio_client(params, errlog=errlog))
+        sink = stack.enter_context(StderrSink(link.stderr_path))  # redacted, bounded
+        return await stack.enter_async_context(stdio_client(params, errlog=sink.stream))
 
     async def _call(self, link: Link, tool: str, args: dict[str, Any]) -> ToolResult:
         session = link.session

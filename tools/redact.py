@@ -1,5 +1,6 @@
-"""Secrets removed from what beecode writes to disk: by pattern, and by the values of the
-environment variables that ``tools.environment`` keeps from commands.
+"""Secrets removed from what beecode writes to disk (session files, MCP servers' stderr logs): by
+pattern, and by the values of the environment variables that ``tools.environment`` keeps from
+commands.
 
 A command can still print a secret (``cat .env``) and the model can repeat one; the session file
 keeps neither. What the model saw in its context is not changed: redaction is for the disk.
