@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from tools.output import cap_text
-from tools.tool import Kind, ToolContext, ToolResult
+from tools.tool import STR, Kind, ToolContext, ToolResult, params
 
 if TYPE_CHECKING:
     from tools.mcp.servers import McpServers
@@ -68,15 +68,9 @@ class ResourceTool:
 
     name = RESOURCE_TOOL
     description = "List MCP servers' resources, or read one by server and uri."
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "action": {"type": "string", "enum": ["list", "read"]},
-            "server": {"type": "string"},
-            "uri": {"type": "string"},
-        },
-        "required": ["action"],
-    }
+    parameters = params(
+        {"action": {"type": "string", "enum": ["list", "read"]}}, {"server": STR, "uri": STR}
+    )
 
     def __init__(self, servers: McpServers) -> None:
         self.servers = servers

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tools.mcp.tool import McpTool
-from tools.tool import Kind, ToolContext, ToolResult, openai_schema
+from tools.tool import STR, Kind, ToolContext, ToolResult, openai_schema, params
 
 SEARCH_TOOL = "mcp_tools"
 MAX_HITS = 5
@@ -27,16 +27,10 @@ class McpSearchTool:
 
     name = SEARCH_TOOL
     description = "Find MCP server tools by words (action search), then call one (action call)."
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "action": {"type": "string", "enum": ["search", "call"]},
-            "query": {"type": "string"},
-            "name": {"type": "string"},
-            "arguments": {"type": "object"},
-        },
-        "required": ["action"],
-    }
+    parameters = params(
+        {"action": {"type": "string", "enum": ["search", "call"]}},
+        {"query": STR, "name": STR, "arguments": {"type": "object"}},
+    )
 
     def __init__(self, tools: Sequence[McpTool]) -> None:
         self.tools = {tool.name: tool for tool in tools}
