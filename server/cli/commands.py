@@ -154,6 +154,8 @@ def _follow(path: Path, handle: TextIO) -> None:
                 sys.stdout.flush()
                 continue
             time.sleep(0.2)
+            if os.fstat(handle.fileno()).st_size < handle.tell():  # cut to its last part
+                handle.seek(0)
             if path.exists() and path.stat().st_ino != inode:
                 handle.close()
                 handle = path.open(errors="replace")

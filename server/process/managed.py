@@ -2,7 +2,9 @@
 
 The child runs in its own process group so stopping it also stops anything it spawned, and it
 gets SIGKILL when its parent dies (PR_SET_PDEATHSIG), so no llama-server is ever left that
-nobody owns. Used in-process by the bench and tests, and by the detached supervisor.
+nobody owns. Its output reaches the log through a pipe, redacted and bounded (tools.redacted_log):
+a verbose server logs prompts, and prompts hold what commands printed.
+Used in-process by the bench and tests, and by the detached supervisor.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ from server.errors import LaunchError
 from server.launch.addresses import port_in_use, url_for
 from server.process.pids import kill_group
 from server.process.state import explain_failure
+from tools.redacted_log import RedactedLog
+
+# The log keeps its last MiB past this: enough for any failure's tail, bounded under --verbose.
+LOG_LIMIT_BYTES = 4 << 20
 
 
 def _die_with_parent() -> Callable[[], None]:
@@ -72,6 +78,7 @@ class ManagedServer:
         self.failure: str | None = None  # set when the monitor gave up
         self._on_change = on_change
         self._proc: subprocess.Popen[bytes] | None = None
+        self._log: RedactedLog | None = None
         self._started_at = 0.0
         self._timeout_s = 120.0
         self._stopping = threading.Event()
@@ -98,13 +105,15 @@ class ManagedServer:
             )
         self._timeout_s = timeout_s
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with self._lock:
-            self._spawn()
+        self._log = RedactedLog(self.log_path, LOG_LIMIT_BYTES, append=True)
         try:
+            with self._lock:
+                self._spawn()
             self._wait_healthy(progress)
         except BaseException:
             self._stopping.set()
             self._kill()
+            self._log.close()
             raise
         atexit.register(self.stop)
         self._changed("healthy")
@@ -127,14 +136,17 @@ class ManagedServer:
         monitor = self._monitor
         if monitor is not None and monitor is not threading.current_thread():
             monitor.join(timeout=15)
+        if self._log is not None:
+            self._log.close()
         atexit.unregister(self.stop)
 
     def _spawn(self) -> None:
-        with self.log_path.open("ab") as log:
+        assert self._log is not None
+        with self._log.pipe() as output:  # closed here once the child has its copy
             self._proc = subprocess.Popen(
                 self.argv,
                 stdin=subprocess.DEVNULL,
-                stdout=log,
+                stdout=output,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
                 preexec_fn=_die_with_parent(),
@@ -148,8 +160,14 @@ class ManagedServer:
                 self._proc.wait()
 
     def _note(self, text: str) -> None:
-        with self.log_path.open("a") as log:
-            log.write(f"[beecode] {time.strftime('%H:%M:%S')} {text}\n")
+        assert self._log is not None
+        self._log.write(f"[beecode] {time.strftime('%H:%M:%S')} {text}\n")
+
+    def _why_it_died(self) -> str:
+        """The log's account of an exited child, once all it printed is copied."""
+        assert self._log is not None
+        self._log.drain()
+        return f"{explain_failure(self.log_path)} (log: {self.log_path})"
 
     def _changed(self, what: str) -> None:
         if self._on_change is not None:
@@ -164,8 +182,7 @@ class ManagedServer:
             code = proc.poll()
             if code is not None:
                 raise LaunchError(
-                    f"llama-server exited with code {code} while starting: "
-                    f"{explain_failure(self.log_path)} (log: {self.log_path})"
+                    f"llama-server exited with code {code} while starting: {self._why_it_died()}"
                 )
             status = health(self.url, timeout_s=1.0)
             if status == 200:
@@ -194,8 +211,7 @@ class ManagedServer:
             crashes = 1 if time.monotonic() - self._started_at > self.stable_s else crashes + 1
             if crashes > self.max_restarts:
                 self.failure = (
-                    f"llama-server crashed {crashes} times in a row; gave up: "
-                    f"{explain_failure(self.log_path)} (log: {self.log_path})"
+                    f"llama-server crashed {crashes} times in a row; gave up: {self._why_it_died()}"
                 )
                 self._note(self.failure)
                 self._changed("failed")

@@ -16,7 +16,7 @@ from agent.model.scripted import ScriptedModel, Step, call, text
 from agent.sessions.store import Session
 from tests.faults.agents import yolo_agent
 from tools.mcp.servers import McpServers
-from tools.mcp.stderr_sink import LIMIT_BYTES
+from tools.redacted_log import LIMIT_BYTES
 from tools.registry import default_registry
 from tools.tool import ToolContext
 
@@ -95,4 +95,4 @@ async def test_floods_are_capped_and_logged(
     stderr = servers.log_path.with_name("mcp.f.stderr")  # each server's stderr has its own file
     # 3 MB shouted: the log keeps its last part, bounded, and nothing reached the terminal.
     assert stderr.stat().st_size <= LIMIT_BYTES + 64 * 1024 and capfd.readouterr().err == ""
-    assert stderr.read_text().startswith("[... earlier stderr cut")
+    assert stderr.read_text().startswith("[... earlier output cut")

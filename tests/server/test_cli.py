@@ -208,6 +208,8 @@ def test_logs_follow_prints_what_is_appended(tmp_path: Path) -> None:
         with log.open("a") as out:
             out.write("new line\n")
         assert follow.stdout.readline() == "new line\n"
+        log.write_text("cut\n")  # the log keeping its last part: rewritten in place, shorter
+        assert follow.stdout.readline() == "cut\n"
     finally:
         follow.send_signal(signal.SIGINT)
     assert follow.wait(timeout=30) == 0

@@ -1,4 +1,4 @@
-"""An MCP server's stderr log (tools.mcp.stderr_sink): what a real child process writes reaches the
+"""An MCP server's stderr log (tools.redacted_log): what a real child process writes reaches the
 file with secrets redacted, and a flood leaves a bounded file that ends with the last lines."""
 
 from __future__ import annotations
@@ -11,18 +11,18 @@ from pathlib import Path
 import pytest
 
 from tools.mcp.problems import sdk_logs_to
-from tools.mcp.stderr_sink import StderrSink
 from tools.redact import MARK
+from tools.redacted_log import RedactedLog
 
 
-def child_writes(sink: StderrSink, script: str) -> None:
-    subprocess.run([sys.executable, "-c", script], stderr=sink.stream, check=True, timeout=60)
+def child_writes(sink: RedactedLog, script: str) -> None:
+    subprocess.run([sys.executable, "-c", script], stderr=sink.pipe(), check=True, timeout=60)
 
 
 def test_secrets_never_reach_the_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEPLOY_TOKEN", "s3cr3t-value-42")
     log = tmp_path / "mcp.x.stderr"
-    with StderrSink(log) as sink:
+    with RedactedLog(log) as sink:
         script = (
             "import sys; print('auth with s3cr3t-value-42 and ghp_' + 'a' * 36, file=sys.stderr)"
         )
@@ -33,12 +33,12 @@ def test_secrets_never_reach_the_log(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 def test_a_flood_is_bounded_and_keeps_its_end(tmp_path: Path) -> None:
     log = tmp_path / "mcp.x.stderr"
-    with StderrSink(log, limit=64 * 1024) as sink:
+    with RedactedLog(log, limit=64 * 1024) as sink:
         script = "import sys\nfor i in range(20000): print(f'line {i}', file=sys.stderr)"
         child_writes(sink, script)
     text = log.read_text()
     assert len(text.encode()) <= 64 * 1024 + 1024
-    assert text.startswith("[... earlier stderr cut") and text.endswith("line 19999\n")
+    assert text.startswith("[... earlier output cut") and text.endswith("line 19999\n")
 
 
 def test_the_sdks_own_log_records_are_redacted(tmp_path: Path) -> None:

@@ -30,8 +30,8 @@ from tools.environment import network_env
 from tools.mcp.link import Link, offered_tool
 from tools.mcp.problems import CLOSED, problem_of, sdk_logs_to
 from tools.mcp.requests import answers_ping, list_extras, list_tools
-from tools.mcp.stderr_sink import StderrSink
 from tools.mcp.tool import McpTool, mcp_tools, result_text
+from tools.redacted_log import RedactedLog
 from tools.tool import ToolResult
 
 CONNECT_TIMEOUT_S = 30.0  # spawn + initialize + tools/list (a Python server needs ~1 s)
@@ -217,8 +217,8 @@ class McpServers:
         )
         # Its stderr (banners, tracebacks) goes to a file of its own, never to the terminal.
         link.stderr_path = self.log_path.with_name(f"{self.log_path.stem}.{link.name}.stderr")
-        sink = stack.enter_context(StderrSink(link.stderr_path))  # redacted, bounded
-        return await stack.enter_async_context(stdio_client(params, errlog=sink.stream))
+        sink = stack.enter_context(RedactedLog(link.stderr_path))  # redacted, bounded
+        return await stack.enter_async_context(stdio_client(params, errlog=sink.pipe()))
 
     async def _call(self, link: Link, tool: str, args: dict[str, Any]) -> ToolResult:
         session = link.session
