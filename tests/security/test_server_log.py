@@ -47,9 +47,7 @@ def server(tmp_path: Path, argv: list[str], port: int) -> ManagedServer:
     )
 
 
-def test_a_serving_servers_log_is_redacted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_serving_servers_log_is_redacted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEPLOY_TOKEN", ENV_SECRET)
     port = free_port()
     running = server(tmp_path, [sys.executable, "-c", SERVING, str(port)], port)
