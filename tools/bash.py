@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.environment import command_env
+from tools.git_safety import command_git_env
 from tools.jobs import BackgroundJobs, kill_group
 from tools.output import HeadTail
 from tools.sandbox import sandboxed
@@ -69,15 +70,21 @@ class BashTool(BaseTool):
         if not command.strip():
             raise ToolError("command is required (or job with action read or stop)")
         if args.get("background", False):
-            env = command_env(ctx.pass_env)
-            return self.jobs.start(command, ctx.workspace, env, ctx.sandbox)
+            return self.jobs.start(command, ctx.workspace, command_environment(ctx), ctx.sandbox)
         timeout = args.get("timeout", ctx.bash_timeout_s)
         if timeout <= 0:
             raise ToolError(f"timeout must be a positive number of seconds, got {timeout}")
         timeout = min(timeout, ctx.bash_max_timeout_s)
-        env = command_env(ctx.pass_env)
         limit = ctx.max_output_chars
+        env = command_environment(ctx)
         return await run_command(command, ctx.workspace, timeout, limit, env, ctx.sandbox)
+
+
+def command_environment(ctx: ToolContext) -> dict[str, str]:
+    """Secrets removed, and git unable to run what a repository's config names (hooks, fsmonitor,
+    diff and filter drivers, pagers...) unless the user trusts the workspace."""
+    env = command_env(ctx.pass_env)
+    return env if ctx.trusted_workspace else env | command_git_env(ctx.workspace, env)
 
 
 async def run_command(

@@ -41,6 +41,9 @@ class ToolContext:
     pass_env: list[str] = field(default_factory=list)
     # Run bash and jobs inside bubblewrap (tools.sandbox): no network, only the workspace writable.
     sandbox: bool = False
+    # The user trusts the workspace (trusted_workspaces): git run by bash may use the repository's
+    # own config, its hooks included (tools.git_safety.command_git_env is not applied).
+    trusted_workspace: bool = False
 
 
 @runtime_checkable

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from agent.commands.prompts import prompt_commands
 from agent.commands.turns import CommandAgent, setup_skills
-from agent.config import Config
+from agent.config import Config, workspace_trusted
 from agent.context.memory import project_memory
 from agent.context.prompt import TokenCounter, system_prompt
 from agent.loop.agent import Agent
@@ -223,6 +223,7 @@ def assemble_agent(
         max_output_chars=config.max_output_chars,
         pass_env=config.pass_env,
         sandbox=config.sandbox,
+        trusted_workspace=workspace_trusted(workspace, config),
     )
     allowed = AllowedRules(workspace)
     permissions = Permissions(
