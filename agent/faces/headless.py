@@ -107,7 +107,7 @@ class HeadlessFace:
                     "ask; allow it with --permission-mode or an allow rule",
                     file=self.err,
                 )
-                event.future.set_result(PermissionDecision("deny_with_message", HEADLESS_DENIAL))
+                event.future.set_result(PermissionDecision("deny", HEADLESS_DENIAL))
             case ToolCallStarted():
                 self.tool_calls[event.call_id] = {
                     "id": event.call_id,

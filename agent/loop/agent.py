@@ -53,9 +53,9 @@ MAX_INVALID_STREAK = 3  # invalid calls in a row before the turn stops
 class _Stop(Exception):
     """Ends the turn early with a stop reason and a message for the user."""
 
-    def __init__(self, reason: Literal["max_steps", "tool_failures"], message: str) -> None:
+    def __init__(self, reason: Literal["max_steps", "tool_failures", "done"], message: str) -> None:
         super().__init__(message)
-        self.reason: Literal["max_steps", "tool_failures"] = reason
+        self.reason: Literal["max_steps", "tool_failures", "done"] = reason
 
 
 @dataclasses.dataclass
@@ -106,6 +106,7 @@ class Agent:
         turn = _Turn(emit, FactsRecorder(workspace), WorkGuard(workspace, user_text))
         self._cancelled = False
         self.policy.start_turn()
+        self._runner.start_turn()
         content, attached = attach_mentions(user_text, self._ledger.workspace)
         self._ledger.seen.update(attached)
         self._add({"role": "user", "content": content})
@@ -232,6 +233,12 @@ class Agent:
         if policy is not self.policy:
             self.policy = policy
             self.messages[0] = self._system_message()
+        if self._runner.denied_again:  # the user's no stands: their next word decides
+            raise _Stop(
+                "done",
+                f"Stopped: the model asked again for what you denied "
+                f"({self._runner.denied_again}); say how to go on.",
+            )
         if self.policy.stuck:
             raise _Stop("tool_failures", self.policy.stuck)
         if turn.invalid_streak >= MAX_INVALID_STREAK:

@@ -32,6 +32,9 @@ from tools.registry import ToolRegistry
 from tools.tool import Tool, ToolContext, ToolResult
 
 Record = Callable[[Call, ToolResult], None]
+# A denial is the user's decision, not a failed step: told as such, never as "fix and retry".
+USER_DENIED = "The user denied this call; it was not run."
+NO_RETRY = " Do not retry it. Go on with what else the task needs, if anything; else stop and wait."
 PREVIEW_MAX_BYTES = 1_000_000  # bigger files are previewed by their arguments, not a diff
 
 
@@ -45,6 +48,12 @@ class CallRunner:
             ctx,
             session,
         )
+        self.denied: set[tuple[str, str]] = set()  # (tool, subject) the user denied this turn
+        self.denied_again: str | None = None  # set when the model asked again for one of them
+
+    def start_turn(self) -> None:
+        self.denied.clear()
+        self.denied_again = None
 
     async def run(self, calls: list[Call], emit: EventSink, record: Record) -> None:
         reads: list[tuple[Call, Tool]] = []
@@ -59,7 +68,8 @@ class CallRunner:
             tool = self.registry.get(call.name)
             if tool is None or call.error:
                 await flush()
-                record(call, _refuse(call, call.error or f"unknown tool {call.name!r}", emit))
+                invalid = call.error or f"unknown tool {call.name!r}"
+                record(call, _refuse(call, f"Error: {invalid}. Fix the call and try again.", emit))
                 continue
             denial = await self._admit(call, tool, emit)
             if denial is not None:
@@ -71,7 +81,7 @@ class CallRunner:
                 await flush()
                 label = f"{call.name} {tool.subject(self._args(call))}"
                 if problem := checkpoint_refusal(self.session, self.ctx.workspace, label, emit):
-                    record(call, _refuse(call, problem, emit))
+                    record(call, _refuse(call, f"Error: {problem}.", emit))
                 else:
                     record(call, await self._execute(call, tool, emit))
         await flush()
@@ -81,12 +91,16 @@ class CallRunner:
         return call.arguments or {}
 
     async def _admit(self, call: Call, tool: Tool, emit: EventSink) -> str | None:
-        """None when the call may run, else why not (told to the model)."""
+        """None when the call may run, else what the model is told."""
         args = self._args(call)
         kind, subject = tool.kind(args), tool.subject(args)
         decision = self.permissions.check(call.name, kind, subject, tool.paths(args))
         verdict, reason = decision.verdict, decision.reason
-        if verdict == "ask":
+        told = f"Error: permission denied ({reason}).{NO_RETRY}"
+        if verdict == "ask" and (call.name, subject) in self.denied:  # never asked twice
+            verdict, reason, told = "deny", "user: deny (asked again)", USER_DENIED + NO_RETRY
+            self.denied_again = f"{call.name} {subject}"
+        elif verdict == "ask":
             future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
             shown = preview(args, self.ctx.workspace)
             emit(PermissionRequest(call.id, call.name, kind, subject, shown, future))
@@ -97,6 +111,13 @@ class CallRunner:
                 reason += " " + self.permissions.allow_always(call.name, subject)
             elif answer.choice == "deny_with_message" and answer.message:
                 reason = f"the user said: {answer.message}"
+                told = f"{USER_DENIED} The user said: {answer.message}"
+            elif answer.message:  # the face's own account (headless: nobody to ask)
+                reason = told = answer.message
+            else:
+                told = USER_DENIED + NO_RETRY
+            if verdict == "deny" and told.startswith(USER_DENIED):
+                self.denied.add((call.name, subject))
         if verdict == "allow":
             # An approved path outside the workspace becomes a root the file tools accept.
             self.ctx.extra_roots += self.permissions.outside(tool.paths(args))
@@ -110,7 +131,7 @@ class CallRunner:
                 "reason": reason,
             }
         )
-        return None if verdict == "allow" else f"permission denied ({reason})"
+        return None if verdict == "allow" else told
 
     async def _execute(self, call: Call, tool: Tool, emit: EventSink) -> ToolResult:
         emit(ToolCallStarted(call.id, call.name, self._args(call), call.recovered))
@@ -134,10 +155,10 @@ class CallRunner:
         return result
 
 
-def _refuse(call: Call, problem: str, emit: EventSink, *, denied: bool = False) -> ToolResult:
+def _refuse(call: Call, told: str, emit: EventSink, *, denied: bool = False) -> ToolResult:
     """``denied``: by the permissions (the user's choice, not a failed step of the task)."""
     result = ToolResult(
-        f"Error: {problem}. Fix the call and try again.",
+        told,
         is_error=True,
         meta={"denied": True} if denied else {},
     )

@@ -80,7 +80,9 @@ PermissionChoice = Literal["allow_once", "allow_always", "deny", "deny_with_mess
 @dataclass(frozen=True)
 class PermissionDecision:
     choice: PermissionChoice
-    message: str = ""  # for deny_with_message: told to the model
+    # deny_with_message: the user's words, told to the model as theirs; deny: the face's own
+    # account, told as it is (headless: nobody is there to ask)
+    message: str = ""
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import pytest
 
 from agent import cli
 from agent.config import Config
-from agent.faces.headless import event_json, run_agent, stats_line
+from agent.faces.headless import HEADLESS_DENIAL, event_json, run_agent, stats_line
 from agent.model.scripted import Step, call, text
 from agent.sessions.store import Session
 from tests.factory import make_agent
@@ -108,6 +108,9 @@ def test_asks_are_denied_with_a_note_since_nobody_can_answer(workspace: Path) ->
     assert status == 0 and out == "Could not write.\n"
     assert "beecode: denied write(a.txt): a headless run cannot ask" in err
     assert not (workspace / "a.txt").exists()
+    _, out, _ = run(workspace, [WRITE, text("no")], "json", mode="ask")
+    told = json.loads(out)["tool_calls"][0]["output"]
+    assert told == HEADLESS_DENIAL  # the face's account, not "the user denied" nor "try again"
 
 
 def test_stream_json_permission_events_have_no_future(workspace: Path) -> None:

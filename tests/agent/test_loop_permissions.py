@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.loop.events import PermissionDecision, PermissionRequest
+from agent.loop.calls import NO_RETRY, USER_DENIED
+from agent.loop.events import Notice, PermissionDecision, PermissionRequest
 from agent.model.scripted import call, calls, text
 from agent.sessions.store import read_records
 from tests.agent.loop_kit import Face, make_agent, results
@@ -38,8 +39,8 @@ async def test_permission_flows(ws: Path) -> None:
         and not (ws / "told.txt").exists()
     )
     by_id = {m["tool_call_id"]: m["content"] for m in agent.messages if m["role"] == "tool"}
-    assert "permission denied" in by_id["p2"]
-    assert "use notes.txt instead" in by_id["p3"]
+    assert by_id["p2"] == USER_DENIED + NO_RETRY  # the user's decision, no "fix and retry"
+    assert by_id["p3"] == f"{USER_DENIED} The user said: use notes.txt instead"
     assert not by_id["p5"].startswith("Error")
     logged = [r for r in read_records(agent.session.path) if r["type"] == "permission"]
     assert [r["verdict"] for r in logged] == ["allow", "deny", "deny", "allow", "allow"]
@@ -83,3 +84,40 @@ async def test_headless_style_denial_in_plan_mode_never_asks(ws: Path) -> None:
     assert not (ws / "a").exists()
     assert results(agent)[0].startswith("Error: permission denied")
     assert finished.final_text == "planned"
+
+
+async def test_a_denial_never_invites_a_retry_and_the_model_may_go_on(ws: Path) -> None:
+    (ws / "b.txt").write_text("bee\n")
+    script = [
+        call("bash", {"command": "rm -rf build"}, "r"),
+        call("read", {"path": "b.txt"}),
+        text("ok"),
+    ]
+    agent, model = make_agent(ws, script, mode="ask")
+    face = Face(PermissionDecision("deny"))
+    finished = await agent.run_turn("clean up, then read b.txt", face)
+    told = results(agent)
+    assert "try again" not in told[0] and "Fix the call" not in told[0]
+    assert told[1] == "1\tbee" and finished.final_text == "ok" and finished.stop_reason == "done"
+
+
+async def test_a_denied_call_asked_for_again_stops_the_turn_without_asking(ws: Path) -> None:
+    again = call("bash", {"command": "rm -rf build"}, "r2")
+    script = [call("bash", {"command": "rm -rf build"}, "r1"), again, again, text("never")]
+    agent, model = make_agent(ws, script, mode="ask")
+    face = Face(PermissionDecision("deny_with_message", "keep build"))
+    finished = await agent.run_turn("clean up", face)
+    assert len(face.of(PermissionRequest)) == 1  # the user is not asked twice
+    assert (
+        finished.stop_reason == "done" and "asked again for what you denied" in finished.final_text
+    )
+    assert "bash rm -rf build" in finished.final_text and len(model.replies) == 2  # no more steps
+    assert results(agent)[1] == USER_DENIED + NO_RETRY
+    assert any("Stopped" in n.message for n in face.of(Notice))
+    logged = [r for r in read_records(agent.session.path) if r["type"] == "permission"]
+    assert [r["reason"] for r in logged] == [
+        "the user said: keep build",
+        "user: deny (asked again)",
+    ]
+    second = await agent.run_turn("ok, remove it", Face(PermissionDecision("allow_once")))
+    assert second.stop_reason == "done"  # a new turn asks again: the user's new word decides
