@@ -58,7 +58,10 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="continue this workspace's latest session",
     )
-    parser.add_argument("-r", "--resume", metavar="ID", help="resume a session by id")
+    parser.add_argument(
+        "-r", "--resume", metavar="ID", help="resume a session by id (or a unique start of one)"
+    )
+    parser.add_argument("--version", action="store_true", help="print beecode's version")
     return parser
 
 
@@ -90,6 +93,11 @@ def _dispatch(args: list[str]) -> int:
         options = _parser().parse_args(args)
     except SystemExit as e:  # argparse has printed the usage problem (or the help)
         return 0 if e.code == 0 else 2
+    if options.version:
+        from agent.sessions.store import beecode_version
+
+        print(f"beecode {beecode_version()}")
+        return 0
     workspace = Path.cwd()
     flags: dict[str, Any] = {
         "permission_mode": options.permission_mode,

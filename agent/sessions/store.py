@@ -60,7 +60,8 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _beecode_version() -> str:
+def beecode_version() -> str:
+    """The installed beecode's version (``beecode --version``, each session's meta record)."""
     try:
         return version("beecode")
     except PackageNotFoundError:
@@ -100,16 +101,17 @@ class Session:
                 "id": session_id,
                 "workspace": str(workspace),
                 "started": _now(),
-                "beecode": _beecode_version(),
+                "beecode": beecode_version(),
             }
         )
         return session
 
     @classmethod
     def open(cls, session_id: str) -> Session:
+        """The session with this id, or the one whose id starts with it (SessionError when none
+        or several do: the one line names them)."""
+        session_id = _unique_id(session_id)
         path = sessions_dir() / f"{session_id}.jsonl"
-        if not _ID.fullmatch(session_id) or not path.is_file():
-            raise SessionError(f"no session {session_id!r}; `beecode sessions` lists them")
         meta = _meta(path)
         if meta is None:
             raise SessionError(f"session {session_id} has no meta record: {path} is damaged")
@@ -211,6 +213,21 @@ def message_text(message: dict[str, Any]) -> str:
     if isinstance(content, list):
         return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
     return str(content or "")
+
+
+def _unique_id(prefix: str) -> str:
+    if _ID.fullmatch(prefix) and (sessions_dir() / f"{prefix}.jsonl").is_file():
+        return prefix
+    ids = sorted(p.stem for p in sessions_dir().glob("*.jsonl") if _ID.fullmatch(p.stem))
+    found = [i for i in ids if i.startswith(prefix)] if prefix else []
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise SessionError(f"no session {prefix!r}; `beecode sessions` lists them")
+    shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+    raise SessionError(
+        f"session id {prefix!r} is ambiguous: {len(found)} sessions start so: {shown}"
+    )
 
 
 def _session_files(workspace: Path | None) -> list[tuple[Path, dict[str, Any]]]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
 from pathlib import Path
 
 import pytest
@@ -210,3 +212,24 @@ def test_cli_resume_of_unknown_session_is_one_line(
         == 1
     )
     assert capsys.readouterr().err.startswith("beecode: no session '20990101-000000-abcd'")
+
+
+def test_cli_resume_by_an_ambiguous_start_names_the_candidates(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(workspace)
+    ids = [Session.create(workspace).id for _ in range(2)]
+    argv = ["-p", "x", "--endpoint", "http://127.0.0.1:9", "--resume", ids[0][:8]]
+    assert cli.main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is ambiguous: 2 sessions" in err and all(i in err for i in ids)
+    unique = ids[1][: len(os.path.commonprefix(ids)) + 1]
+    cli.main([*argv[:-1], unique])  # found: the run goes on, to the (unreachable) model server
+    captured = capsys.readouterr()
+    assert "no session" not in captured.err and "ambiguous" not in captured.err
+    assert "cannot reach the model server" in captured.err and f"session {ids[1]}" in captured.err
+
+
+def test_cli_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--version"]) == 0
+    assert re.fullmatch(r"beecode \d+\.\d+\.\d+\S*\n", capsys.readouterr().out)

@@ -93,6 +93,30 @@ def test_open_unknown_or_malformed_id(tmp_path: Path) -> None:
         Session.open("../../etc/passwd")
 
 
+def test_a_unique_start_of_an_id_opens_its_session(tmp_path: Path) -> None:
+    first, second = Session.create(tmp_path), Session.create(tmp_path)
+    first.append_message(user("hello"))
+    assert Session.open(first.id).id == first.id  # the whole id still does
+    common = os.path.commonprefix([first.id, second.id])
+    for session in (first, second):
+        shortest = session.id[: len(common) + 1]
+        assert Session.open(shortest).id == session.id
+    assert Session.open(first.id[: len(common) + 1]).messages() == [user("hello")]
+
+
+def test_an_ambiguous_or_unknown_start_is_one_line_naming_them(tmp_path: Path) -> None:
+    made = sorted(Session.create(tmp_path).id for _ in range(7))
+    prefix = os.path.commonprefix(made)
+    with pytest.raises(SessionError) as ambiguous:
+        Session.open(prefix)
+    told = str(ambiguous.value)
+    assert "\n" not in told and f"'{prefix}' is ambiguous: 7 sessions" in told
+    assert all(i in told for i in made[:5]) and told.endswith("and 2 more")
+    for missing in ("2099", "zz", ""):
+        with pytest.raises(SessionError, match="no session"):
+            Session.open(missing)
+
+
 def test_compaction_replaces_what_came_before(tmp_path: Path) -> None:
     session = Session.create(tmp_path)
     for text in ("one", "two", "three"):
