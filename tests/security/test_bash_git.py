@@ -11,9 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from agent.loop.events import PermissionRequest
+from agent.model.scripted import call, text
+from tests.agent.loop_kit import Face, make_agent
 from tools.bash import BashTool
 from tools.tool import ToolContext
 
+from .jobs import job_output
 from .test_git_config import hook, hostile, marker, modify, repo
 
 __all__ = ["repo"]  # the fixture, shared with the git tool's cases
@@ -70,6 +74,25 @@ async def test_a_hostile_repository_config_runs_nothing(
     modify(repo)
     await bash(repo, command.replace("{touch}", str(repo.parent / "evil.sh")))
     assert not marker(repo).exists(), f"{name}: git ran a configured program"
+
+
+async def test_an_allow_rule_for_git_status_runs_git_safely(repo: Path) -> None:
+    """The issue's case: `bash(git status*)` allowed, in a repository with a hostile config."""
+    hostile(repo, "[core]", "fsmonitor = {touch}")
+    modify(repo)
+    script = [call("bash", {"command": "git status --short"}), text("ok")]
+    agent, _ = make_agent(repo, script, mode="ask", allow=["bash(git status*)"])
+    face = Face()  # no answers: a request would fail the test
+    finished = await agent.run_turn("what changed?", face)
+    assert finished.final_text == "ok" and face.of(PermissionRequest) == []
+    assert not marker(repo).exists()
+
+
+async def test_a_background_jobs_git_runs_nothing_either(repo: Path) -> None:
+    hostile(repo, "[core]", "fsmonitor = {touch}")
+    modify(repo)
+    output = await job_output(ToolContext(workspace=repo), "git status --short; echo END")
+    assert "M a.txt" in output and not marker(repo).exists()
 
 
 @pytest.mark.parametrize("name", ["pre-commit", "commit-msg", "post-commit"])
