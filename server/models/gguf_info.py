@@ -12,6 +12,7 @@ from pathlib import Path
 
 from server.errors import ModelError
 from server.models.gguf_header import ArrayLength, MetaValue, read_metadata
+from server.models.spec import ModelSpec
 
 # Architectures that enable sliding-window attention with a fixed layer pattern when the GGUF has
 # no `sliding_window_pattern` key: (n_pattern, dense_first), as each model's loader in llama.cpp
@@ -71,10 +72,23 @@ def read_gguf(path: Path) -> GgufInfo:
     arch = meta.get("general.architecture")
     if not isinstance(arch, str) or not arch:
         raise ModelError(f"{path} has no general.architecture; it is not a model GGUF")
-    return _info_from_metadata(path, arch, meta)
+    return _info_from_metadata(path, arch, meta, path.stat().st_size)
 
 
-def _info_from_metadata(path: Path, arch: str, meta: dict[str, MetaValue]) -> GgufInfo:
+def info_from_facts(spec: ModelSpec) -> GgufInfo | None:
+    """The same figures from the facts a profile states (size 0 where the size is unknown)."""
+    if spec.facts is None:
+        return None
+    meta: dict[str, MetaValue] = dict(spec.facts.metadata)
+    arch = meta.get("general.architecture")
+    if not isinstance(arch, str) or not arch:
+        raise ModelError(f"the facts of {spec.describe()} name no general.architecture")
+    return _info_from_metadata(Path(spec.filename), arch, meta, spec.facts.size_bytes or 0)
+
+
+def _info_from_metadata(
+    path: Path, arch: str, meta: dict[str, MetaValue], size_bytes: int
+) -> GgufInfo:
     def num(key: str, default: int = 0) -> int:
         value = meta.get(f"{arch}.{key}")
         if isinstance(value, tuple):  # per-layer arrays: the largest entry is the model's figure
@@ -101,7 +115,7 @@ def _info_from_metadata(path: Path, arch: str, meta: dict[str, MetaValue]) -> Gg
         path=path,
         architecture=arch,
         name=name if isinstance(name, str) and name else path.stem,
-        size_bytes=path.stat().st_size,
+        size_bytes=size_bytes,
         context_length=num("context_length"),
         block_count=n_layer,
         embedding_length=n_embd,

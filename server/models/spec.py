@@ -2,6 +2,8 @@
 DFlash drafter written here) and the size/sha256 it is pinned to.
 
 Kept apart from the fetching code so profiles can name models without importing downloaders.
+A spec may also carry ModelFacts: the file's size and header metadata as a profile states them, so
+`server plan` can budget memory for a model that is not downloaded.
 """
 
 from __future__ import annotations
@@ -11,6 +13,19 @@ from dataclasses import dataclass
 from typing import Literal
 
 Progress = Callable[[str, int, int], None]  # (what, done, total)
+# A GGUF metadata value as a profile writes it: per-layer arrays as tuples.
+FactValue = int | float | bool | str | tuple[int | bool, ...]
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What `server plan` knows of a model file it does not have: its GGUF header metadata (the
+    keys server.models.gguf_info reads, spelled as in the file) and its size. Facts are never
+    a pin: `server up` reads the real file."""
+
+    metadata: tuple[tuple[str, FactValue], ...]
+    size_bytes: int | None  # None: unknown, so the budget leaves the weights out and says so
+    source: str  # where the figures come from, shown beside the budget
 
 
 @dataclass(frozen=True)
@@ -24,6 +39,7 @@ class ModelSpec:
     sha256: str | None = None
     size_bytes: int | None = None  # checked before the (slower) sha256
     base: ModelSpec | None = None  # random-dflash: the target the drafter is written for
+    facts: ModelFacts | None = None
 
     def describe(self) -> str:
         if self.kind == "hf":
