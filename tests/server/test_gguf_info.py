@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -151,3 +154,22 @@ def test_a_gguf_without_architecture_is_not_a_model(tmp_path: Path) -> None:
     writer.close()
     with pytest.raises(ModelError, match="has no general.architecture"):
         read_gguf(tmp_path / "v.gguf")
+
+
+def test_figures_are_kept_per_file_and_read_again_when_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BEECODE_CACHE_DIR", str(tmp_path / "cache"))
+    path = _write(tmp_path / "m.gguf", "llama", _BASE)
+    first = read_gguf(path)
+    assert read_gguf(path) == first and (tmp_path / "cache" / "gguf_info.json").is_file()
+    _write(path, "llama", {**_BASE, "block_count": 3})
+    assert read_gguf(path).block_count == 3
+    # A file seen before is described without its header, so without gguf (and numpy).
+    code = (
+        "import sys\nfrom server.models.gguf_info import read_gguf\n"
+        f"assert read_gguf({str(path)!r}).block_count == 3\nprint('gguf' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.stdout.strip() == "False", done.stderr
