@@ -12,8 +12,14 @@ from dataclasses import replace
 
 from server.engine.gpu import Gpu
 from server.engine.sources import BEELLAMA_LATEST_SOURCE
-from server.models.spec import QWEN25_CODER_05B, SMOLLM2_135M, ModelSpec
-from server.profiles import model_facts
+from server.models.spec import QWEN25_CODER_05B, SMOLLM2_135M, ModelFacts, ModelSpec
+from server.profiles.model_facts import (
+    GEMMA4_31B_ASSISTANT,
+    GEMMA4_31B_DFLASH_Q5_K_M,
+    GEMMA4_31B_Q4_K_S,
+    QWEN36_27B_DFLASH_Q4_K_M,
+    QWEN36_27B_Q4_K_M,
+)
 from server.profiles.profile import Profile, with_twins
 
 DEFAULT_GPU_PROFILE = "gemma4-31b-dflash"
@@ -24,20 +30,19 @@ MIN_GPU_MIB = 22 * 1024
 # The seed's prompt-cache and host-buffer settings (llama-server.md §1.6; valid in both dialects).
 _GPU_EXTRA = ("--cache-ram", "0", "--no-host")
 
+
+def _hf(repo: str, filename: str, facts: ModelFacts) -> ModelSpec:
+    return ModelSpec("hf", repo=repo, filename=filename, facts=facts)
+
+
 GEMMA4_31B_DFLASH = Profile(
     name="gemma4-31b-dflash",
     description="Gemma 4 31B Q4_K_S + DFlash drafter on one 24 GB NVIDIA GPU (the seed's setup)",
-    target=ModelSpec(
-        "hf",
-        repo="unsloth/gemma-4-31B-it-GGUF",
-        filename="gemma-4-31B-it-Q4_K_S.gguf",
-        facts=model_facts.GEMMA4_31B_Q4_K_S,
-    ),
-    draft=ModelSpec(
-        "hf",
-        repo="Anbeeld/gemma-4-31B-it-DFlash-GGUF",
-        filename="gemma4-31b-it-dflash-Q5_K_M.gguf",
-        facts=model_facts.GEMMA4_31B_DFLASH_Q5_K_M,
+    target=_hf("unsloth/gemma-4-31B-it-GGUF", "gemma-4-31B-it-Q4_K_S.gguf", GEMMA4_31B_Q4_K_S),
+    draft=_hf(
+        "Anbeeld/gemma-4-31B-it-DFlash-GGUF",
+        "gemma4-31b-it-dflash-Q5_K_M.gguf",
+        GEMMA4_31B_DFLASH_Q5_K_M,
     ),
     spec_type="dflash",
     backend="cuda",
@@ -61,17 +66,11 @@ QWEN36_27B_DFLASH = replace(
     GEMMA4_31B_DFLASH,
     name="qwen3.6-27b-dflash",
     description="Qwen3.6-27B Q4_K_M + DFlash Q4_K_M drafter on one 24 GB NVIDIA GPU",
-    target=ModelSpec(
-        "hf",
-        repo="unsloth/Qwen3.6-27B-GGUF",
-        filename="Qwen3.6-27B-Q4_K_M.gguf",
-        facts=model_facts.QWEN36_27B_Q4_K_M,
-    ),
-    draft=ModelSpec(
-        "hf",
-        repo="Anbeeld/Qwen3.6-27B-DFlash-GGUF",
-        filename="Qwen3.6-27B-DFlash-Q4_K_M.gguf",
-        facts=model_facts.QWEN36_27B_DFLASH,
+    target=_hf("unsloth/Qwen3.6-27B-GGUF", "Qwen3.6-27B-Q4_K_M.gguf", QWEN36_27B_Q4_K_M),
+    draft=_hf(
+        "Anbeeld/Qwen3.6-27B-DFlash-GGUF",
+        "Qwen3.6-27B-DFlash-Q4_K_M.gguf",
+        QWEN36_27B_DFLASH_Q4_K_M,
     ),
     # Qwen's recommended non-thinking sampling.
     sampling={"temperature": 0.7, "top_k": 20, "top_p": 0.8, "min_p": 0.0},
@@ -93,12 +92,7 @@ GEMMA4_31B_MTP = replace(
     GEMMA4_31B_DFLASH,
     name="gemma4-31b-mtp",
     description="Gemma 4 31B Q4_K_S + its MTP assistant on one 24 GB NVIDIA GPU (BeeLlama 0.4)",
-    draft=ModelSpec(
-        "hf",
-        repo="unsloth/gemma-4-31B-it-GGUF",
-        filename="mtp-gemma-4-31B-it.gguf",
-        facts=model_facts.GEMMA4_31B_ASSISTANT,
-    ),
+    draft=_hf("unsloth/gemma-4-31B-it-GGUF", "mtp-gemma-4-31B-it.gguf", GEMMA4_31B_ASSISTANT),
     spec_type="draft-mtp",
     draft_max=4,
     extra_args=_MTP_EXTRA,
@@ -114,12 +108,11 @@ QWEN36_27B_MTP = replace(
     name="qwen3.6-27b-mtp",
     description="Qwen3.6-27B Q4_K_M with its built-in MTP head on one 24 GB NVIDIA GPU "
     "(BeeLlama 0.4)",
-    target=ModelSpec(
-        "hf",
-        repo="unsloth/Qwen3.6-27B-MTP-GGUF",
-        filename="Qwen3.6-27B-Q4_K_M.gguf",
-        facts=replace(
-            model_facts.QWEN36_27B_Q4_K_M,
+    target=_hf(
+        "unsloth/Qwen3.6-27B-MTP-GGUF",
+        "Qwen3.6-27B-Q4_K_M.gguf",
+        replace(
+            QWEN36_27B_Q4_K_M,
             size_bytes=16_750_000_000,
             source="estimated: the Q4_K_M target plus its 0.42B-parameter MTP layer",
         ),

@@ -84,7 +84,7 @@ QWEN36_27B_Q4_K_M = ModelFacts(
     source="estimated: 27B parameters at ~4.9 bits (Q4_K_M)",
 )
 # Its DFlash drafter: only the format is known here, not the file's size or layout.
-QWEN36_27B_DFLASH = ModelFacts(
+QWEN36_27B_DFLASH_Q4_K_M = ModelFacts(
     metadata=(
         ("general.architecture", "dflash-draft"),
         ("dflash-draft.embedding_length", 5120),
