@@ -92,6 +92,14 @@ def test_mtp_profiles_plan_bee_04_flags(tmp_path: Path) -> None:
     assert " -md " not in qwen.stdout  # the MTP head is inside the target file
 
 
+def test_the_cpu_profile_is_planned_before_its_model_is_fetched(tmp_path: Path) -> None:
+    done = plan(tmp_path, "--profile", "tiny")
+    assert done.returncode == 0, done.stderr
+    assert "# engine pypi 11434.0.0 (cpu): not built" in done.stdout
+    assert "--spec-type ngram-mod" in done.stdout and "--load-mode" not in done.stdout
+    assert "# runs on CPU: needs about 0.95 GiB of RAM" in done.stdout
+
+
 def test_a_profile_without_facts_says_to_fetch(tmp_path: Path) -> None:
     done = plan(tmp_path, "--profile", "smol-dflash")
     assert done.returncode == 1
