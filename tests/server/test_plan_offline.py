@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from server.engine.build import BEELLAMA_SOURCE, BuildOptions, Engine, ensure_engine
-from server.engine.dialect import probe
+from server.engine.dialect import parse_help, probe
 from server.engine.gpu import gpus, planned_card
 from server.engine.known_dialects import BEE_FORK, BEE_UPSTREAM, UPSTREAM, presumed_dialect
 from server.engine.sources import BEELLAMA_LATEST_SOURCE, PYPI_SOURCE, EngineSource
@@ -124,6 +124,21 @@ def test_each_release_has_its_dialect() -> None:
     assert presumed_dialect(EngineSource("beellama", "main")) is BEE_UPSTREAM
     assert presumed_dialect(PYPI_SOURCE) is UPSTREAM
     assert "draft-mtp" in BEE_UPSTREAM.spec_types and "draft-mtp" not in BEE_FORK.spec_types
+
+
+def test_the_bee_dialects_match_their_releases_help() -> None:
+    data = Path(__file__).parent / "data"
+    fork = parse_help((data / "help-bee-0.3.txt").read_text())
+    bee04 = parse_help((data / "help-bee-0.4.txt").read_text())
+    assert (fork.spec_types, fork.cache_types) == (BEE_FORK.spec_types, BEE_FORK.cache_types)
+    fork_only = {"--spec-dflash-cross-ctx", "-cd", "--no-mmap", "--mlock"}
+    assert fork_only <= fork.flags & BEE_FORK.flags and "--load-mode" not in BEE_FORK.flags
+    assert (bee04.spec_types, bee04.cache_types) == (
+        BEE_UPSTREAM.spec_types,
+        BEE_UPSTREAM.cache_types,
+    )
+    assert {"--load-mode", "--spec-dm-controller"} <= bee04.flags & BEE_UPSTREAM.flags
+    assert not {"--spec-dflash-cross-ctx", "-cd"} & (bee04.flags | BEE_UPSTREAM.flags)
 
 
 def test_cards_by_name_or_memory() -> None:
