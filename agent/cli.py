@@ -18,16 +18,19 @@ import importlib
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent.config import Config, ConfigError, load_config
-from agent.permissions.rules import MODES
+if TYPE_CHECKING:
+    from agent.config import Config
 
 # agent.faces.headless loads openai (~0.6 s); it is imported only for -p, so the TUI starts fast.
 OUTPUT_FORMATS = ("text", "json", "stream-json")  # what agent.faces.headless renders
 
 
 def _parser() -> argparse.ArgumentParser:
+    # Imported here, not at the top: `beecode server ...` never needs the bash judge (bashlex).
+    from agent.permissions.rules import MODES
+
     parser = argparse.ArgumentParser(
         prog="beecode",
         description="A private, offline coding agent.",
@@ -98,6 +101,8 @@ def _dispatch(args: list[str]) -> int:
 
         print(f"beecode {beecode_version()}")
         return 0
+    from agent.config import ConfigError, load_config
+
     workspace = Path.cwd()
     flags: dict[str, Any] = {
         "permission_mode": options.permission_mode,

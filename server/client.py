@@ -11,12 +11,13 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from server.errors import LaunchError, ServerError
 from server.launch.machine_key import key_for
+
+if TYPE_CHECKING:  # httpx costs ~0.3 s to import: `server up` starts without it
+    import httpx
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,8 @@ def _request(
     json: Any = None,
     http: httpx.Client | None = None,
 ) -> httpx.Response:
+    import httpx
+
     url = server_root(base_url) + path
     send = http.request if http is not None else httpx.request
     try:
@@ -208,6 +211,8 @@ def served_model(base_url: str, api_key: str | None = None) -> ServedModel:
 
 def health(base_url: str, timeout_s: float = 2.0) -> int | None:
     """The /health status code (200 ready, 503 loading), or None when nothing answers."""
+    import httpx
+
     try:
         return httpx.get(server_root(base_url) + "/health", timeout=timeout_s).status_code
     except httpx.HTTPError:

@@ -37,6 +37,7 @@ from server.bench.requests import BenchRun, Target, run_requests, slug
 from server.bench.stats import (
     BASELINE_MODE,
     Agreement,
+    acceptance_by_context,
     agreement,
     as_json,
     best_mode,
@@ -74,7 +75,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--draft-max", type=int, help="--spec-draft-n-max for every speculative mode")
     p.add_argument("--reps", type=int, help="repetitions per prompt and mode (default 3)")
-    p.add_argument("--suite", choices=sorted(SUITES), help="prompt set (default: seed)")
+    p.add_argument(
+        "--suite",
+        choices=sorted(SUITES),
+        help="prompt set (default: seed); agent, agent-long: continuations after a growing "
+        "tool-using history, acceptance against context length",
+    )
     p.add_argument("--max-tokens", type=int, help="override every prompt's max_tokens")
     p.add_argument("--temperature", type=float, help="override every prompt's temperature")
     p.add_argument("--no-lossless", action="store_true", help="skip the T=0 agreement check")
@@ -256,6 +262,7 @@ def _finish(bench: BenchRun, profile: str | None, model: str, console: Console) 
         "rows": as_json(rows),
         "speedup_by_mode": speedup_by_mode(rows),
         "speedup_best_by_mode": speedup_by_mode(rows, best=True),
+        "acceptance_by_context": acceptance_by_context(rows),
         "best_mode": best_mode(rows),
         "agreement": as_json(agreements),
         "samples": as_json(bench.samples),

@@ -11,20 +11,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from server.cli.progress import Hooks
-from server.engine.build import Engine, default_options, default_source, ensure_engine
+from server.engine.build import Engine, ensure_engine
 from server.engine.dialect import Dialect, probe
 from server.engine.gpu import gpus
 from server.errors import ServerError
 from server.launch.fit import plan_memory
 from server.launch.llama_argv import build_argv
+from server.launch.plan import engine_for
 from server.models.fetch import ensure_model
 from server.models.gguf_info import GgufInfo, read_gguf
-from server.process.state import chosen_engine
 from server.profiles.catalog import get_profile
 from server.profiles.profile import Profile, nospec_twin
 
 NONE = "none"
 DFLASH = "dflash"
+MTP = "draft-mtp"  # the target's MTP heads; Gemma 4's come as a separate draft file
 NGRAM_TYPES = ("ngram-mod", "ngram-cache", "ngram-simple", "ngram-map-k", "ngram-map-k4v")
 # What `beecode bench` compares on a CPU profile without a draft (cpu-rig.md §7).
 CPU_NGRAM_MODES = ("ngram-mod", "ngram-cache", "ngram-simple", "ngram-map-k")
@@ -44,7 +45,7 @@ class Mode:
 
     @property
     def uses_draft(self) -> bool:
-        return DFLASH in self.types
+        return DFLASH in self.types or MTP in self.types
 
 
 def parse_mode(text: str) -> Mode:
@@ -64,7 +65,7 @@ def parse_mode(text: str) -> Mode:
         if n is not None:
             raise BenchError(f"bad mode '{text}': none has no draft-max")
         return Mode(NONE, (), None)
-    ordered = tuple(sorted(types, key=lambda t: t != DFLASH))  # dflash leads: it owns the draft
+    ordered = tuple(sorted(types, key=lambda t: t not in (DFLASH, MTP)))  # the draft's type leads
     return Mode(text.strip(), ordered, n)
 
 
@@ -81,6 +82,8 @@ def parse_modes(text: str) -> list[Mode]:
 def default_modes(profile: Profile) -> list[Mode]:
     """none and the profile's speculation; every n-gram type on a CPU profile without a draft."""
     spec = profile.spec_type
+    if spec == MTP:
+        return [parse_mode(NONE), parse_mode(MTP)]
     if profile.draft is not None or spec == DFLASH:
         return [parse_mode(NONE), parse_mode(DFLASH)]
     if profile.backend == "cpu":
@@ -94,7 +97,7 @@ def mode_profile(profile: Profile, mode: Mode, draft_max: int | None = None) -> 
     """The profile variant that serves one mode; none is the profile's no-speculation twin."""
     if not mode.types:
         return get_profile(profile.baseline) if profile.baseline else nospec_twin(profile)
-    if mode.uses_draft and profile.draft is None:
+    if DFLASH in mode.types and profile.draft is None:
         raise BenchError(
             f"mode {mode.label} needs a draft model and profile '{profile.name}' "
             "has none (the CPU DFlash path runs with --profile smol-dflash)"
@@ -121,12 +124,7 @@ class Served:
 
 def prepare(profile: Profile, modes: list[Mode], hooks: Hooks) -> Served:
     """Build (or find) the engine `server up` would use and fetch the models the modes need."""
-    cuda = profile.backend == "cuda"
-    source, options = chosen_engine(profile.backend) or (
-        default_source(cuda),
-        default_options(cuda),
-    )
-    engine = ensure_engine(source, options, hooks.build)
+    engine = ensure_engine(*engine_for(profile), hooks.build)
     target = ensure_model(profile.target, hooks.download)
     needs_draft = any(m.uses_draft for m in modes)
     draft = ensure_model(profile.draft, hooks.download) if needs_draft and profile.draft else None

@@ -6,6 +6,9 @@ Short and concrete on purpose: local models prefill slowly, and the bench measur
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from server.bench.agent_history import AGENT_MAX_TOKENS, AGENT_TEMPERATURE, history
 
 
 @dataclass(frozen=True)
@@ -14,6 +17,8 @@ class BenchPrompt:
     text: str
     max_tokens: int
     temperature: float
+    # A whole conversation to continue (the agent suite); empty: `text` as the one user message.
+    messages: tuple[dict[str, Any], ...] = ()
 
 
 SEED_TEMPERATURE = 0.7
@@ -138,8 +143,24 @@ QUICK_PROMPTS: tuple[BenchPrompt, ...] = (
     ),
 )
 
+
+def agent_prompts(prefix: str, char_budgets: tuple[int, ...]) -> tuple[BenchPrompt, ...]:
+    """One continuation per depth of the same growing tool-using history (agent_history)."""
+    return tuple(
+        BenchPrompt(f"{prefix}-{i}", "", AGENT_MAX_TOKENS, AGENT_TEMPERATURE, history(budget))
+        for i, budget in enumerate(char_budgets, 1)
+    )
+
+
+# Characters of tool output before the continuation: `agent` stays inside the tiny profile's 8K
+# context (about 1K to 6K tokens); `agent-long` runs to about 25K tokens, for 32K GPU profiles.
+AGENT_PROMPTS = agent_prompts("agent", (3_000, 7_000, 11_000, 15_000, 19_000))
+AGENT_LONG_PROMPTS = agent_prompts("long", (8_000, 24_000, 48_000, 80_000))
+
 SUITES: dict[str, tuple[BenchPrompt, ...]] = {
     "seed": SEED_PROMPTS,
     "edit": EDIT_PROMPTS,
     "quick": QUICK_PROMPTS,
+    "agent": AGENT_PROMPTS,
+    "agent-long": AGENT_LONG_PROMPTS,
 }

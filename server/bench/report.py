@@ -11,7 +11,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from server.bench.stats import Agreement, Row, Spread, speedup_by_mode
+from server.bench.prompts import AGENT_LONG_PROMPTS, AGENT_PROMPTS
+from server.bench.stats import Agreement, Row, Spread, acceptance_by_context, speedup_by_mode
 from server.engine.gpu import gpus
 
 BAR_WIDTH = 40
@@ -59,14 +60,16 @@ def _spread(spread: Spread | None, fmt: str = "{:.1f}") -> str:
 
 def results_table(rows: Sequence[Row], title: str) -> Table:
     table = Table(title=title, title_justify="left")
-    for name in ("prompt", "mode", "tokens", "tok/s", "gen s", "drafted", "accepted", "acc %"):
+    for name in ("prompt", "context", "mode", "tokens", "tok/s", "gen s", "drafted", "accepted"):
         table.add_column(name, justify="left" if name in ("prompt", "mode") else "right")
+    table.add_column("acc %", justify="right")
     table.add_column("speed-up", justify="right", style="bold")
     table.add_column("best/best", justify="right")
     previous = None
     for row in rows:
         table.add_row(
             row.prompt if row.prompt != previous else "",
+            f"{row.context:,}" if row.prompt != previous else "",
             row.mode,
             _spread(row.completion_tokens, "{:.0f}"),
             _spread(row.tok_s),
@@ -143,6 +146,11 @@ def print_report(
                 f"{mode} {value:.2f}x / {bests[mode]:.2f}x" for mode, value in means.items()
             )
         )
+    agent = {p.name for p in AGENT_PROMPTS + AGENT_LONG_PROMPTS}
+    for mode, points in acceptance_by_context([r for r in rows if r.prompt in agent]).items():
+        if len(points) > 1:
+            shown = ", ".join(f"{context:,} tokens {value:.0%}" for context, value in points)
+            console.print(f"{mode} acceptance by context: {shown}")
     console.print(terminal_bars(rows))
     if agreements:
         console.print(agreement_table(agreements))

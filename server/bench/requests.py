@@ -96,7 +96,7 @@ def _complete(
 ) -> tuple[Sample, str]:
     mode = target.mode
     body: dict[str, Any] = {
-        "messages": [{"role": "user", "content": prompt.text}],
+        "messages": list(prompt.messages) or [{"role": "user", "content": prompt.text}],
         "max_tokens": prompt.max_tokens,
         "temperature": temperature,
         "seed": SEED + max(rep, 0),

@@ -60,6 +60,7 @@ class Row:
     # Best over best: other load on the machine only ever slows a run down, so on a busy machine
     # the fastest repetition is the closest to the undisturbed speed (as timeit takes the minimum).
     speedup_best: float | None
+    context: int = 0  # prompt tokens the server held (cached included), median over repetitions
 
 
 @dataclass(frozen=True)
@@ -136,9 +137,19 @@ def summarize(samples: Sequence[Sample], baseline: str = BASELINE_MODE) -> list[
                     acceptance=_optional_spread(_acceptance(s) for s in group),
                     speedup=None if mode == baseline else speedup,
                     speedup_best=None if mode == baseline else best,
+                    context=round(statistics.median(s.prompt_n + s.cache_n for s in group)),
                 )
             )
     return rows
+
+
+def acceptance_by_context(rows: Sequence[Row]) -> dict[str, list[tuple[int, float]]]:
+    """Per drafting mode, (context tokens, median acceptance) from the shortest context up."""
+    found: dict[str, list[tuple[int, float]]] = {}
+    for row in sorted(rows, key=lambda r: r.context):
+        if row.acceptance is not None:
+            found.setdefault(row.mode, []).append((row.context, row.acceptance.median))
+    return found
 
 
 def speedup_by_mode(rows: Sequence[Row], best: bool = False) -> dict[str, float]:

@@ -11,6 +11,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -32,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
         p.add_argument("--api-key", help="required when --host is not a loopback address")
     plan.add_argument("--engine", choices=("llama", "sglang", "vllm"), default="llama")
+    plan.add_argument("--gpu", metavar="NAME", help="plan for this card, e.g. 'RTX 4090'")
+    plan.add_argument("--vram", type=float, metavar="GiB", help="plan for a card with this memory")
     sub.add_parser("status", help="what runs, where, and whether it is healthy")
     logs = sub.add_parser("logs", help="the server's log")
     logs.add_argument("-n", type=int, default=40, help="lines to show (default 40)")
@@ -39,11 +42,18 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("down", help="stop the server and its supervisor")
     build = sub.add_parser("build", help="build (or reuse) an engine; `up` then uses it")
     build.add_argument(
-        "--source", default=None, help="pypi, beellama, upstream, or a llama.cpp source directory"
+        "--source",
+        default=None,
+        help="pypi, beellama, upstream, KIND@TAG (e.g. beellama@v0.4.4), or a llama.cpp "
+        "source directory",
     )
     backend = build.add_mutually_exclusive_group()
     backend.add_argument("--cuda", dest="cuda", action="store_true", default=None)
     backend.add_argument("--cpu", dest="cuda", action="store_false")
+    for p in (build, plan):
+        p.add_argument(
+            "--cuda-archs", metavar="LIST", help="CUDA architectures to build for, e.g. 89 or 86;89"
+        )
     fetch = sub.add_parser("fetch", help="download a profile's model files")
     fetch.add_argument("--profile")
     return parser
@@ -197,9 +207,14 @@ def _build(args: argparse.Namespace) -> int:
         source = default_source(cuda)
     elif args.source in named:
         source = named[args.source]
+    elif args.source.split("@", 1)[0] in ("beellama", "upstream") and "@" in args.source:
+        kind, tag = args.source.split("@", 1)
+        source = EngineSource("beellama" if kind == "beellama" else "upstream", tag)
     else:
         source = EngineSource("local", str(Path(args.source).expanduser().resolve()))
     options = default_options(cuda)
+    if args.cuda_archs and options.backend == "cuda":
+        options = replace(options, cuda_archs=args.cuda_archs)
     started = time.monotonic()
     with RichHooks().shown() as hooks:
         engine = ensure_engine(source, options, hooks.build)
@@ -230,8 +245,8 @@ def _fetch(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from server.engine.gpu import gpus
-    from server.launch.plan import prepare_launch
+    from server.engine.gpu import gpus, planned_card
+    from server.launch.offline import plan_offline
     from server.launch.vllm_sglang import plan_engine_launch
     from server.profiles.builtin import default_profile_name
     from server.profiles.catalog import get_profile
@@ -240,11 +255,16 @@ def _plan(args: argparse.Namespace) -> int:
         profile = get_profile(args.profile or default_profile_name(gpus()))
         print(plan_engine_launch(args.engine, profile))
         return 0
-    with RichHooks().shown() as hooks:
-        plan = prepare_launch(
-            args.profile, host=args.host, port=args.port, api_key=args.api_key, hooks=hooks
-        )
+    try:
+        card = planned_card(args.gpu, args.vram, args.cuda_archs)
+    except ValueError as exc:
+        raise ServerError(str(exc)) from None
+    plan = plan_offline(
+        args.profile, host=args.host, port=args.port, api_key=args.api_key, card=card,
+        cuda_archs=args.cuda_archs,
+    )  # fmt: skip
     print(f"# profile {plan.profile.name}: {plan.profile.description}")
+    print("\n".join(f"# {note}" for note in plan.notes))
     print(plan.command)
     if plan.memory is not None:
         print("\n".join(f"# {line}" for line in plan.memory.explanation.splitlines()))

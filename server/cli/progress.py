@@ -1,7 +1,8 @@
 """Progress of the long steps of `server up` (build, downloads, model load), drawn with rich.
 
 Hooks is what the server code calls; RichHooks is the terminal face the CLI hands it. Nothing here
-is needed for correctness: callers pass Hooks() to stay silent.
+is needed for correctness: callers pass Hooks() to stay silent. rich is imported and the display
+started at the first event, so a `server up` with everything cached spawns the server without it.
 """
 
 from __future__ import annotations
@@ -9,18 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
 
-from server.engine.build import BuildProgress
+    from server.engine.build import BuildProgress
 
 MB = 1_000_000
 
@@ -36,17 +32,35 @@ class RichHooks:
     """One rich Progress on stderr: a bar per build and per download, a spinner per step."""
 
     def __init__(self, console: Console | None = None) -> None:
-        self.console = console or Console(stderr=True)
-        self._progress = Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}"),
-            BarColumn(),
-            TextColumn("{task.fields[detail]}"),
-            TimeElapsedColumn(),
-            console=self.console,
-        )
+        self._console = console
+        self._shown = False  # inside shown(): the display starts with the first event
+        self._live: Progress | None = None
         self._tasks: dict[str, TaskID] = {}
         self._step: TaskID | None = None
+
+    @property
+    def _progress(self) -> Progress:
+        if self._live is None:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self._live = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.fields[detail]}"),
+                TimeElapsedColumn(),
+                console=self._console or Console(stderr=True),
+            )
+            if self._shown:
+                self._live.start()
+        return self._live
 
     def _task(self, key: str, label: str) -> TaskID:
         if key not in self._tasks:
@@ -80,7 +94,12 @@ class RichHooks:
 
     @contextmanager
     def shown(self) -> Iterator[Hooks]:
-        """Draw while the block runs."""
-        with self._progress:
+        """Draw while the block runs (from its first event on)."""
+        self._shown = True
+        try:
             yield self.hooks()
             self._finish_step()
+        finally:
+            self._shown = False
+            if self._live is not None:
+                self._live.stop()

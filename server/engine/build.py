@@ -46,8 +46,9 @@ from server.paths import cache_dir, state_dir
 
 __all__ = [
     "BEELLAMA_SOURCE", "PYPI_SOURCE", "UPSTREAM_SOURCE", "BuildOptions", "BuildProgress", "Engine",
-    "EngineSource", "SourceKind", "build_jobs", "cached_engines", "cmake_args", "default_options",
-    "default_source", "engine_key", "engine_record", "engines_dir", "ensure_engine",
+    "EngineSource", "SourceKind", "build_jobs", "cached_engine", "cached_engines", "cmake_args",
+    "default_options", "default_source", "engine_key", "engine_record", "engines_dir",
+    "ensure_engine",
 ]  # fmt: skip
 
 # Bump when cmake_args() changes what gets built, so older engines are not mistaken for new ones.
@@ -86,7 +87,10 @@ def resolve_options(options: BuildOptions) -> BuildOptions:
         return options
     archs = sorted({g.cuda_arch for g in gpus()})
     if not archs:
-        raise BuildError("no NVIDIA GPU visible to choose CUDA architectures; give them, e.g. 89")
+        raise BuildError(
+            "no NVIDIA GPU visible to choose CUDA architectures; give them, e.g. "
+            "`beecode server build --cuda --cuda-archs 89`"
+        )
     return BuildOptions("cuda", ";".join(archs), options.native)
 
 
@@ -116,8 +120,9 @@ def ensure_engine(
     options = resolve_options(options)
     key = engine_key(source, options)
     final = engines_dir() / key
-    if (final / RECORD).is_file():
-        return _engine_from(final)
+    found = cached_engine(source, options)
+    if found is not None:
+        return found
     with file_lock(engines_dir(), key):
         if (final / RECORD).is_file():  # another caller built it while we waited
             return _engine_from(final)
@@ -138,6 +143,12 @@ def ensure_engine(
             shutil.rmtree(work, ignore_errors=True)
     dialect_probe.remember(final / BINARY, probed)
     return _engine_from(final)
+
+
+def cached_engine(source: EngineSource, options: BuildOptions) -> Engine | None:
+    """The engine already built for source and (resolved) options, or None; never builds."""
+    final = engines_dir() / engine_key(source, options)
+    return _engine_from(final) if (final / RECORD).is_file() else None
 
 
 def _build(

@@ -62,3 +62,52 @@ def find_nvcc() -> str | None:
         return found
     default = "/usr/local/cuda/bin/nvcc"
     return default if shutil.which(default) else None
+
+
+# Cards a plan can be made for without owning one: memory as sold and compute capability
+# (NVIDIA's CUDA GPU list). nvidia-smi reports a little less total memory than the nominal size.
+KNOWN_CARDS: dict[str, tuple[int, str]] = {
+    "RTX 3060": (12, "8.6"),
+    "RTX 3090": (24, "8.6"),
+    "RTX 3090 Ti": (24, "8.6"),
+    "RTX 4060 Ti": (16, "8.9"),
+    "RTX 4070 Ti Super": (16, "8.9"),
+    "RTX 4080": (16, "8.9"),
+    "RTX 4090": (24, "8.9"),
+    "RTX 5080": (16, "12.0"),
+    "RTX 5090": (32, "12.0"),
+    "RTX A6000": (48, "8.6"),
+    "RTX 6000 Ada": (48, "8.9"),
+    "L4": (24, "8.9"),
+    "L40S": (48, "8.9"),
+    "A100 40GB": (40, "8.0"),
+    "A100 80GB": (80, "8.0"),
+    "H100": (80, "9.0"),
+    "H200": (141, "9.0"),
+}
+
+
+def _card_key(name: str) -> str:
+    key = name.lower().replace("nvidia", "").replace("geforce", "")
+    return "".join(ch for ch in key if ch.isalnum())
+
+
+def planned_card(name: str | None, vram_gib: float | None, cuda_archs: str | None) -> Gpu | None:
+    """The card a plan is made for (`--gpu NAME`, `--vram GiB`), with all its memory free; None
+    when neither is given. ValueError names the known cards for an unknown name."""
+    if name is None and vram_gib is None:
+        return None
+    gib = float(vram_gib or 0)
+    arch = cuda_archs.split(";")[0] if cuda_archs else ""
+    cap = f"{arch[:-1]}.{arch[-1]}" if len(arch) >= 2 and arch.isdigit() else ""
+    if name is not None:
+        keys = {_card_key(known): known for known in KNOWN_CARDS}
+        endings = [known for key, known in keys.items() if key.endswith(_card_key(name))]
+        found = keys.get(_card_key(name)) or (endings[0] if len(endings) == 1 else None)
+        if found is None:
+            raise ValueError(f"unknown card '{name}' (known: {', '.join(KNOWN_CARDS)}); or --vram")
+        # A card's memory as the user states it (--vram) overrides the table's.
+        gib, cap = gib or KNOWN_CARDS[found][0], cap or KNOWN_CARDS[found][1]
+        name = found
+    mib = int(gib * 1024)
+    return Gpu(-1, name or "given by --vram", mib, mib, cap)

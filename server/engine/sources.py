@@ -38,6 +38,10 @@ PYPI_SOURCE = EngineSource("pypi", "11434.0.0")
 # `--spec-type dflash`); v0.3.x returns garbage DFlash drafts on Ada cards, v0.4.x drafts with the
 # full target context (more VRAM).
 BEELLAMA_SOURCE = EngineSource("beellama", "v0.2.0")
+# The newest BeeLlama whose argument reference was read (Anbeeld/beellama.cpp @ 005128c4,
+# docs/beellama-args.md, "BeeLlama v0.4.4"): upstream's draft-dflash and draft-mtp, DFlash2
+# drafters, the profit draft-max controller. Profiles that need those (MTP) name it.
+BEELLAMA_LATEST_SOURCE = EngineSource("beellama", "v0.4.4")
 # The upstream release of the same build number as the sdist, so both carry one known dialect.
 UPSTREAM_SOURCE = EngineSource("upstream", "b11434")
 

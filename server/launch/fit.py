@@ -3,7 +3,8 @@
 Device memory = target weights + KV cache + draft (weights, KV, DFlash ring, compute) + compute
 buffers + a margin. When a GPU's free memory is known and the profile does not fit, the context is
 stepped down first, then the KV cache types (f16 -> q8_0 -> q5_0/q4_1), and the choice explained.
-CPU profiles (free memory unknown) are not fitted; their plan still says how much RAM they need.
+CPU profiles (free memory unknown) are not fitted; their plan still says how much RAM they need,
+as a CUDA profile's plan without a card says how much GPU memory.
 """
 
 from __future__ import annotations
@@ -116,6 +117,8 @@ def draft_bytes(
     draft_ctx = BEE_DRAFT_CTX if bee_dflash and draft.dflash_block_size else ctx
     kv = kv_cache_bytes(draft, draft_ctx, DEFAULT_CACHE_TYPE, DEFAULT_CACHE_TYPE,
                         profile.n_parallel, profile.ubatch)  # fmt: skip
+    if profile.spec_type == "draft-mtp":
+        kv = 0  # an MTP drafter reads the target's KV (upstream speculative.cpp, is_mem_shared)
     block = draft.dflash_block_size
     draft_ubatch = min(profile.ubatch, 8 * block) if block else profile.ubatch
     # The draft's logits; it shares the target's output head, so its vocabulary too.
@@ -143,6 +146,10 @@ def plan_memory(
     wanted_types = (profile.cache_type_k or DEFAULT_CACHE_TYPE,
                     profile.cache_type_v or DEFAULT_CACHE_TYPE)  # fmt: skip
     first = _plan(profile, target, draft, free_mib, dialect, wanted_ctx, wanted_types)
+    if free_mib is None and profile.backend == "cuda":
+        verdict = (f"needs about {_gib(first.total_mib)} of GPU memory (no card to fit it to: "
+                   "give --gpu NAME or --vram GiB)")  # fmt: skip
+        return _explained(first, verdict, notes)
     if free_mib is None:
         verdict = f"runs on CPU: needs about {_gib(first.total_mib)} of RAM"
         return _explained(first, verdict, notes)
@@ -200,7 +207,7 @@ def _plan(
     ctx: int,
     types: tuple[str, str],
 ) -> MemoryPlan:
-    gpu = free_mib is not None
+    gpu = profile.backend == "cuda"
     weights = target.size_bytes / MIB
     kv = kv_cache_bytes(target, ctx, types[0], types[1], profile.n_parallel, profile.ubatch) / MIB
     drafted = draft_bytes(profile, target, draft, ctx, dialect) / MIB if draft else 0.0

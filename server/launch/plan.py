@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from server.cli.progress import Hooks
@@ -28,7 +28,7 @@ from server.launch.addresses import check_host
 from server.launch.fit import MemoryPlan, plan_memory
 from server.launch.llama_argv import build_argv
 from server.models.fetch import ensure_model
-from server.models.gguf_info import read_gguf
+from server.models.gguf_info import GgufInfo, read_gguf
 from server.process.state import chosen_engine
 from server.profiles.builtin import default_profile_name
 from server.profiles.catalog import get_profile
@@ -48,10 +48,21 @@ class LaunchPlan:
     target: Path | None = None
     draft: Path | None = None
     engine: Engine | None = None
+    notes: tuple[str, ...] = ()  # what a plan made without the engine or models assumed
 
     @property
     def command(self) -> str:
         return shlex.join(self.argv)
+
+
+def engine_for(profile: Profile) -> tuple[EngineSource, BuildOptions]:
+    """The engine a profile runs on: the release it names (built with the options `server build`
+    chose, e.g. its CUDA architectures), else the one `server build` chose, else the default."""
+    cuda = profile.backend == "cuda"
+    chosen = chosen_engine(profile.backend)
+    if profile.engine is not None:
+        return profile.engine, chosen[1] if chosen else default_options(cuda)
+    return chosen or (default_source(cuda), default_options(cuda))
 
 
 def prepare_launch(
@@ -71,36 +82,54 @@ def prepare_launch(
     check_host(host, api_key)
     devices = gpus()
     profile = get_profile(profile_name or default_profile_name(devices))
-    cuda = profile.backend == "cuda"
-    source, options = (
-        engine or chosen_engine(profile.backend) or (default_source(cuda), default_options(cuda))
-    )
+    source, options = engine or engine_for(profile)
     built = ensure_engine(source, options, hooks.build, pip_args)
     target = ensure_model(profile.target, hooks.download, pip_args)
     draft = ensure_model(profile.draft, hooks.download, pip_args) if profile.draft else None
     dialect = probe(built.binary)
-    target_info = read_gguf(target)
     draft_info = read_gguf(draft) if draft is not None else None
-    free_mib = float(devices[0].memory_free_mib) if cuda and devices else None
-    memory = plan_memory(profile, target_info, draft_info, free_mib, dialect)
-    if not memory.fits:
+    free_mib = float(devices[0].memory_free_mib) if profile.backend == "cuda" and devices else None
+    plan = assemble(
+        profile, dialect, built.binary, (target, read_gguf(target)), (draft, draft_info),
+        free_mib, host=host, port=port, api_key=api_key, api_key_file=api_key_file,
+    )  # fmt: skip
+    if plan.memory is not None and not plan.memory.fits:
         raise LaunchError(
-            f"profile '{profile.name}' does not fit: {memory.explanation.splitlines()[0]}"
+            f"profile '{profile.name}' does not fit: {plan.memory.explanation.splitlines()[0]}"
         )
+    return replace(plan, engine=built)
+
+
+def assemble(
+    profile: Profile,
+    dialect: Dialect,
+    binary: Path,
+    target: tuple[Path, GgufInfo],
+    draft: tuple[Path | None, GgufInfo | None],
+    free_mib: float | None,
+    *,
+    host: str,
+    port: int | None,
+    api_key: str | None = None,
+    api_key_file: Path | None = None,
+    notes: tuple[str, ...] = (),
+) -> LaunchPlan:
+    """The memory plan and the command line for models already described (read or stated)."""
+    memory = plan_memory(profile, target[1], draft[1], free_mib, dialect)
     port = port or DEFAULT_PORT
     argv = build_argv(
-        built.binary,
+        binary,
         profile,
         dialect,
-        target,
-        draft,
+        target[0],
+        draft[0],
         host=host,
         port=port,
         ctx=memory.ctx,
         cache_types=(memory.cache_type_k, memory.cache_type_v),
         api_key=api_key,
         api_key_file=api_key_file,
-        target_info=target_info,
-        draft_info=draft_info,
+        target_info=target[1],
+        draft_info=draft[1],
     )
-    return LaunchPlan(argv, host, port, profile, dialect, memory, target, draft, built)
+    return LaunchPlan(argv, host, port, profile, dialect, memory, target[0], draft[0], None, notes)

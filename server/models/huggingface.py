@@ -32,7 +32,7 @@ def hf_download(spec: ModelSpec, progress: Progress | None, force: bool = False)
     offline = hf_offline()
     # A cold start with the file cached asks the Hub nothing: not whether it changed, nor (as
     # huggingface_hub's own user-agent code does even with local_files_only) anything else.
-    cached = None if force else _cached(spec)
+    cached = None if force else cached_hf_file(spec)
     if cached is not None:
         return cached
     what = spec.describe()
@@ -63,7 +63,8 @@ def hf_download(spec: ModelSpec, progress: Progress | None, force: bool = False)
     return Path(str(got))
 
 
-def _cached(spec: ModelSpec) -> Path | None:
+def cached_hf_file(spec: ModelSpec) -> Path | None:
+    """The file in the Hugging Face cache, or None; asks the Hub nothing."""
     from huggingface_hub import try_to_load_from_cache
 
     found = try_to_load_from_cache(spec.repo, spec.filename)

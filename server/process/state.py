@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from server.engine.build import BuildOptions, EngineSource
+from server.engine.cmake_build import BuildOptions
+from server.engine.sources import EngineSource
 from server.paths import read_json_object, state_dir, write_json
 from server.process.pids import alive, cmdline, kill_group
 

@@ -1,8 +1,9 @@
 """The profiles beecode ships, and which one a machine gets by default.
 
 Built-ins cover one 24 GB NVIDIA card (the seed's Gemma 4 31B + DFlash setup, a Qwen3.6-27B
-alternative) and CPU-only machines (`tiny`), plus `smol-dflash`, which exists so the DFlash code
-path can run on CPU in tests.
+alternative, and each target with its own MTP drafting instead) and CPU-only machines (`tiny`),
+plus `smol-dflash`, which exists so the DFlash code path can run on CPU in tests. The GPU models
+carry their facts (server.profiles.model_facts) so `server plan` works before anything is fetched.
 """
 
 from __future__ import annotations
@@ -10,7 +11,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from server.engine.gpu import Gpu
-from server.models.spec import QWEN25_CODER_05B, SMOLLM2_135M, ModelSpec
+from server.engine.sources import BEELLAMA_LATEST_SOURCE
+from server.models.spec import QWEN25_CODER_05B, SMOLLM2_135M, ModelFacts, ModelSpec
+from server.profiles.model_facts import (
+    GEMMA4_31B_ASSISTANT,
+    GEMMA4_31B_DFLASH_Q5_K_M,
+    GEMMA4_31B_Q4_K_S,
+    QWEN36_27B_DFLASH_Q4_K_M,
+    QWEN36_27B_Q4_K_M,
+)
 from server.profiles.profile import Profile, with_twins
 
 DEFAULT_GPU_PROFILE = "gemma4-31b-dflash"
@@ -21,14 +30,19 @@ MIN_GPU_MIB = 22 * 1024
 # The seed's prompt-cache and host-buffer settings (llama-server.md §1.6; valid in both dialects).
 _GPU_EXTRA = ("--cache-ram", "0", "--no-host")
 
+
+def _hf(repo: str, filename: str, facts: ModelFacts) -> ModelSpec:
+    return ModelSpec("hf", repo=repo, filename=filename, facts=facts)
+
+
 GEMMA4_31B_DFLASH = Profile(
     name="gemma4-31b-dflash",
     description="Gemma 4 31B Q4_K_S + DFlash drafter on one 24 GB NVIDIA GPU (the seed's setup)",
-    target=ModelSpec(
-        "hf", repo="unsloth/gemma-4-31B-it-GGUF", filename="gemma-4-31B-it-Q4_K_S.gguf"
-    ),
-    draft=ModelSpec(
-        "hf", repo="Anbeeld/gemma-4-31B-it-DFlash-GGUF", filename="gemma4-31b-it-dflash-Q5_K_M.gguf"
+    target=_hf("unsloth/gemma-4-31B-it-GGUF", "gemma-4-31B-it-Q4_K_S.gguf", GEMMA4_31B_Q4_K_S),
+    draft=_hf(
+        "Anbeeld/gemma-4-31B-it-DFlash-GGUF",
+        "gemma4-31b-it-dflash-Q5_K_M.gguf",
+        GEMMA4_31B_DFLASH_Q5_K_M,
     ),
     spec_type="dflash",
     backend="cuda",
@@ -52,12 +66,62 @@ QWEN36_27B_DFLASH = replace(
     GEMMA4_31B_DFLASH,
     name="qwen3.6-27b-dflash",
     description="Qwen3.6-27B Q4_K_M + DFlash Q4_K_M drafter on one 24 GB NVIDIA GPU",
-    target=ModelSpec("hf", repo="unsloth/Qwen3.6-27B-GGUF", filename="Qwen3.6-27B-Q4_K_M.gguf"),
-    draft=ModelSpec(
-        "hf", repo="Anbeeld/Qwen3.6-27B-DFlash-GGUF", filename="Qwen3.6-27B-DFlash-Q4_K_M.gguf"
+    target=_hf("unsloth/Qwen3.6-27B-GGUF", "Qwen3.6-27B-Q4_K_M.gguf", QWEN36_27B_Q4_K_M),
+    draft=_hf(
+        "Anbeeld/Qwen3.6-27B-DFlash-GGUF",
+        "Qwen3.6-27B-DFlash-Q4_K_M.gguf",
+        QWEN36_27B_DFLASH_Q4_K_M,
     ),
     # Qwen's recommended non-thinking sampling.
     sampling={"temperature": 0.7, "top_k": 20, "top_p": 0.8, "min_p": 0.0},
+)
+
+# MTP: the target's own multi-token-prediction heads draft (`--spec-type draft-mtp`, upstream
+# llama.cpp and BeeLlama >= 0.4; "Use Multi Token Prediction (MTP) heads from the main model",
+# docs/speculative.md of the b11434 tree), so these profiles name BeeLlama v0.4.4. A draft stops
+# where its probability falls below --spec-draft-p-min (Bee v0.4.4 docs/beellama-args.md), so
+# drafting backs off when it stops paying; 0.75 is the setting of published MTP runs (llama.cpp
+# users on DGX Spark for Qwen3.6-27B, and Gemma 4 31B MTP launch scripts).
+_MTP_EXTRA = (*_GPU_EXTRA, "--spec-draft-p-min", "0.75")
+
+# Gemma 4's MTP heads ship as Google's separate assistant model, loaded with `-md` and
+# `--spec-type draft-mtp`; it shares the target's KV (upstream common/speculative.cpp). The
+# GGUF name is unsloth's root `mtp-gemma-4-31B-it.gguf` (Q4_0) by third-party notes; dense
+# Gemma 4 peaked at 4 drafted tokens on Strix Halo in published sweeps.
+GEMMA4_31B_MTP = replace(
+    GEMMA4_31B_DFLASH,
+    name="gemma4-31b-mtp",
+    description="Gemma 4 31B Q4_K_S + its MTP assistant on one 24 GB NVIDIA GPU (BeeLlama 0.4)",
+    draft=_hf("unsloth/gemma-4-31B-it-GGUF", "mtp-gemma-4-31B-it.gguf", GEMMA4_31B_ASSISTANT),
+    spec_type="draft-mtp",
+    draft_max=4,
+    extra_args=_MTP_EXTRA,
+    engine=BEELLAMA_LATEST_SOURCE,
+)
+
+# Qwen3.6's MTP layer rides inside unsloth's `-MTP-GGUF` files (the same quant names); no draft
+# file. Upstream builds the MTP context from the target itself when no -md is given
+# (common/speculative.cpp, "creating MTP draft context against the target model"); published
+# Qwen3.6-27B MTP runs use 2 drafted tokens.
+QWEN36_27B_MTP = replace(
+    QWEN36_27B_DFLASH,
+    name="qwen3.6-27b-mtp",
+    description="Qwen3.6-27B Q4_K_M with its built-in MTP head on one 24 GB NVIDIA GPU "
+    "(BeeLlama 0.4)",
+    target=_hf(
+        "unsloth/Qwen3.6-27B-MTP-GGUF",
+        "Qwen3.6-27B-Q4_K_M.gguf",
+        replace(
+            QWEN36_27B_Q4_K_M,
+            size_bytes=16_750_000_000,
+            source="estimated: the Q4_K_M target plus its 0.42B-parameter MTP layer",
+        ),
+    ),
+    draft=None,
+    spec_type="draft-mtp",
+    draft_max=2,
+    extra_args=_MTP_EXTRA,
+    engine=BEELLAMA_LATEST_SOURCE,
 )
 
 # On 2 CPU cores a draft model costs more than it saves; draftless n-gram speculation gains
@@ -91,7 +155,14 @@ SMOL_DFLASH = Profile(
     sampling={"temperature": 0.7, "top_k": 40, "top_p": 0.95, "min_p": 0.05},
 )
 
-BASE_PROFILES = (GEMMA4_31B_DFLASH, QWEN36_27B_DFLASH, TINY, SMOL_DFLASH)
+BASE_PROFILES = (
+    GEMMA4_31B_DFLASH,
+    QWEN36_27B_DFLASH,
+    GEMMA4_31B_MTP,
+    QWEN36_27B_MTP,
+    TINY,
+    SMOL_DFLASH,
+)
 
 
 def builtin_profiles() -> dict[str, Profile]:

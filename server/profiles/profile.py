@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from server.engine.sources import EngineSource
 from server.models.spec import ModelSpec
 
 NOSPEC_SUFFIX = "-nospec"
@@ -36,6 +37,9 @@ class Profile:
     draft_max: int | None = None  # None: the engine's default for the spec type
     extra_args: tuple[str, ...] = ()  # passed through; flags the binary lacks are dropped
     baseline: str | None = None  # name of the no-speculation twin
+    # The engine release this profile needs (MTP needs BeeLlama >= 0.4); None: the backend's
+    # default or the one `beecode server build` chose.
+    engine: EngineSource | None = None
 
 
 def nospec_twin(profile: Profile) -> Profile:

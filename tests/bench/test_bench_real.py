@@ -84,6 +84,24 @@ def test_quick_bench_of_an_endpoint_runs_it_as_configured(
     assert row["completion_tokens"]["median"] > 0 and summary["servers"][0]["build_info"]
 
 
+def test_the_agent_suite_runs_its_whole_history_on_tiny(
+    tiny_server: str, own_dirs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The tool-call history goes through the real chat template, and the context grows from
+    about a thousand tokens to most of tiny's 8K."""
+    out = own_dirs / "bench"
+    args = ["bench", "--suite", "agent", "--endpoint", tiny_server, "--reps", "1"]
+    status = beecode([*args, "--max-tokens", "8", "--out", str(out)])
+    assert status == 0, capsys.readouterr().err
+    summary = json.loads((out / "summary.json").read_text())
+    rows = summary["rows"]
+    assert [row["prompt"] for row in rows] == [f"agent-{i}" for i in range(1, 6)]
+    contexts = [row["context"] for row in rows]
+    assert contexts == sorted(contexts) and contexts[0] > 300 and 4000 < contexts[-1] < 8192
+    assert "acceptance_by_context" in summary
+    assert "context" in (out / "report.txt").read_text()
+
+
 def test_bench_refuses_a_mode_the_profile_cannot_serve(
     own_dirs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +14,8 @@ from gguf import GGUFWriter
 
 from server.errors import ModelError
 from server.models.gguf_header import ArrayLength, read_metadata
-from server.models.gguf_info import read_gguf
+from server.models.gguf_info import info_from_facts, read_gguf
+from server.models.spec import QWEN25_CODER_05B, SMOLLM2_135M
 
 
 def test_smollm2(smollm2_path: Path) -> None:
@@ -151,3 +156,33 @@ def test_a_gguf_without_architecture_is_not_a_model(tmp_path: Path) -> None:
     writer.close()
     with pytest.raises(ModelError, match="has no general.architecture"):
         read_gguf(tmp_path / "v.gguf")
+
+
+def test_figures_are_kept_per_file_and_read_again_when_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BEECODE_CACHE_DIR", str(tmp_path / "cache"))
+    path = _write(tmp_path / "m.gguf", "llama", _BASE)
+    first = read_gguf(path)
+    assert read_gguf(path) == first and (tmp_path / "cache" / "gguf_info.json").is_file()
+    _write(path, "llama", {**_BASE, "block_count": 3})
+    assert read_gguf(path).block_count == 3
+    # A file seen before is described without its header, so without gguf (and numpy).
+    code = (
+        "import sys\nfrom server.models.gguf_info import read_gguf\n"
+        f"assert read_gguf({str(path)!r}).block_count == 3\nprint('gguf' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.stdout.strip() == "False", done.stderr
+
+
+def test_the_pinned_models_facts_are_their_headers(smollm2_path: Path, qwen_path: Path) -> None:
+    """What `server plan` states for a model not yet fetched is what the file says once it is."""
+    for spec, path in ((SMOLLM2_135M, smollm2_path), (QWEN25_CODER_05B, qwen_path)):
+        stated, real = info_from_facts(spec), read_gguf(path)
+        assert stated is not None
+        skip = {"path", "name", "has_chat_template"}
+        assert {k: v for k, v in asdict(stated).items() if k not in skip} == {
+            k: v for k, v in asdict(real).items() if k not in skip
+        }

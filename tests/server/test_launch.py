@@ -10,6 +10,8 @@ import pytest
 
 from server.engine.build import Engine
 from server.engine.dialect import Dialect, probe
+from server.engine.known_dialects import BEE_FORK as FORK
+from server.engine.known_dialects import UPSTREAM
 from server.errors import LaunchError, ModelError, ProfileError
 from server.launch.addresses import free_port, is_loopback, port_in_use, url_for
 from server.launch.llama_argv import build_argv
@@ -22,38 +24,6 @@ from server.profiles.profile import Profile
 BIN = Path("/opt/llama/llama-server")
 TARGET = Path("/models/gemma-4-31B-it-Q4_K_S.gguf")
 DRAFT = Path("/models/gemma4-31b-it-dflash-Q5_K_M.gguf")
-
-_COMMON_FLAGS = {
-    "-m", "--model", "-md", "--spec-draft-model", "--model-draft", "--spec-type",
-    "--spec-draft-n-max", "-np", "--parallel", "-kvu", "--kv-unified", "-ngl", "--gpu-layers",
-    "--n-gpu-layers", "--spec-draft-ngl", "-ngld", "--gpu-layers-draft", "-b", "--batch-size",
-    "-ub", "--ubatch-size", "-c", "--ctx-size", "-fa", "--flash-attn", "-ctk", "--cache-type-k",
-    "-ctv", "--cache-type-v", "--jinja", "--metrics", "--reasoning", "-rea", "--temp", "--top-k",
-    "--top-p", "--min-p", "-cram", "--cache-ram", "--no-host", "--host", "--port", "--api-key",
-}  # fmt: skip
-_QUANTS = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")
-# BeeLlama <= 0.3 (llama-server.md §1.2, §1.3, §1.6).
-FORK = Dialect(
-    flags=frozenset(_COMMON_FLAGS | {"--spec-dflash-cross-ctx", "-cd", "--spec-draft-ctx-size",
-                                     "--no-mmap", "--mlock", "--spec-dm-adaptive"}),
-    dflash_type="dflash",
-    spec_types=("none", "ngram-cache", "ngram-simple", "ngram-map-k", "ngram-map-k4v",
-                "ngram-mod", "suffix", "copyspec", "recycle", "dflash"),
-    cache_types=(*_QUANTS, "turbo2", "turbo3", "turbo4", "turbo2_tcq", "turbo3_tcq"),
-    load_mode=False,
-    is_bee=True,
-)  # fmt: skip
-# Upstream llama.cpp and BeeLlama >= 0.4.
-UPSTREAM = Dialect(
-    flags=frozenset(_COMMON_FLAGS | {"--load-mode", "-lm"}),
-    dflash_type="draft-dflash",
-    spec_types=("none", "draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash",
-                "draft-dspark", "ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod",
-                "ngram-cache"),
-    cache_types=_QUANTS,
-    load_mode=True,
-    is_bee=False,
-)  # fmt: skip
 
 # The seed's DFlash line, as each dialect spells it.
 SEED_DFLASH_FORK = (

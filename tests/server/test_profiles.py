@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,10 @@ from server.models.spec import QWEN25_CODER_05B, SMOLLM2_135M, ModelSpec
 from server.profiles.builtin import builtin_profiles, default_profile_name
 from server.profiles.catalog import get_profile, load_profiles
 
-SPECULATIVE = ("gemma4-31b-dflash", "qwen3.6-27b-dflash", "tiny", "smol-dflash")
+SPECULATIVE = (
+    "gemma4-31b-dflash", "qwen3.6-27b-dflash", "gemma4-31b-mtp", "qwen3.6-27b-mtp", "tiny",
+    "smol-dflash",
+)  # fmt: skip
 
 
 def _config(tmp_path: Path, text: str) -> Path:
@@ -33,10 +37,10 @@ def test_builtins_and_their_twins() -> None:
 
 def test_gemma_profile_is_the_seed_setup() -> None:
     p = get_profile("gemma4-31b-dflash", Path("/nonexistent"))
-    assert p.target == ModelSpec(
+    assert replace(p.target, facts=None) == ModelSpec(
         "hf", repo="unsloth/gemma-4-31B-it-GGUF", filename="gemma-4-31B-it-Q4_K_S.gguf"
     )
-    assert p.draft == ModelSpec(
+    assert p.draft is not None and replace(p.draft, facts=None) == ModelSpec(
         "hf", repo="Anbeeld/gemma-4-31B-it-DFlash-GGUF", filename="gemma4-31b-it-dflash-Q5_K_M.gguf"
     )
     assert (p.spec_type, p.backend, p.n_parallel, p.gpu_layers) == ("dflash", "cuda", 1, "all")
