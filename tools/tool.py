@@ -64,6 +64,16 @@ class Tool(Protocol):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 
 
+@runtime_checkable
+class Router(Protocol):
+    """A tool that carries out a call of another tool (``mcp_tools`` call NAME): the call is
+    judged by the permissions as a call of that tool, so its rules apply either way."""
+
+    def routes_to(self, args: dict[str, Any]) -> tuple[Tool, dict[str, Any]] | None:
+        """The tool this call runs and its arguments; None when it runs none."""
+        ...
+
+
 def openai_schema(tool: Tool) -> dict[str, Any]:
     """The tool as the OpenAI chat API's ``tools`` entry."""
     return {

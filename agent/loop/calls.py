@@ -29,7 +29,7 @@ from agent.sessions.store import Session
 from tools.files import small_text, unified_diff
 from tools.paths import expanded
 from tools.registry import ToolRegistry
-from tools.tool import Tool, ToolContext, ToolResult
+from tools.tool import Router, Tool, ToolContext, ToolResult
 
 Record = Callable[[Call, ToolResult], None]
 PREVIEW_MAX_BYTES = 1_000_000  # bigger files are previewed by their arguments, not a diff
@@ -82,19 +82,25 @@ class CallRunner:
 
     async def _admit(self, call: Call, tool: Tool, emit: EventSink) -> str | None:
         """None when the call may run, else why not (told to the model)."""
-        args = self._args(call)
+        name, args = call.name, self._args(call)
         kind, subject = tool.kind(args), tool.subject(args)
-        decision = self.permissions.check(call.name, kind, subject, tool.paths(args))
+        decision = self.permissions.check(name, kind, subject, tool.paths(args))
+        routed = tool.routes_to(args) if isinstance(tool, Router) else None
+        if routed is not None and decision.verdict != "deny":
+            # Judged as the tool it runs: rules naming that tool apply, and allow_always keeps one.
+            tool, args = routed
+            name, kind, subject = tool.name, tool.kind(args), tool.subject(args)
+            decision = self.permissions.check(name, kind, subject, tool.paths(args))
         verdict, reason = decision.verdict, decision.reason
         if verdict == "ask":
             future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
             shown = preview(args, self.ctx.workspace)
-            emit(PermissionRequest(call.id, call.name, kind, subject, shown, future))
+            emit(PermissionRequest(call.id, name, kind, subject, shown, future))
             answer = await future
             verdict = "allow" if answer.choice in ("allow_once", "allow_always") else "deny"
             reason = f"user: {answer.choice}"
             if answer.choice == "allow_always":
-                reason += " " + self.permissions.allow_always(call.name, subject)
+                reason += " " + self.permissions.allow_always(name, subject)
             elif answer.choice == "deny_with_message" and answer.message:
                 reason = f"the user said: {answer.message}"
         if verdict == "allow":
@@ -104,7 +110,7 @@ class CallRunner:
             {
                 "type": "permission",
                 "call_id": call.id,
-                "tool": call.name,
+                "tool": name,
                 "subject": subject,
                 "verdict": verdict,
                 "reason": reason,
