@@ -71,6 +71,7 @@ class Props:
     build_info: str
     chat_template_caps: dict[str, bool]
     total_slots: int
+    vision: bool = False  # modalities.vision: the model reads images (a projector is loaded)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Props:
@@ -79,6 +80,7 @@ class Props:
         if not isinstance(n_ctx, int):
             raise ServerError("server /props has no default_generation_settings.n_ctx")
         caps = d.get("chat_template_caps") or {}
+        modalities = d.get("modalities")
         return cls(
             n_ctx=n_ctx,
             model_path=str(d.get("model_path", "")),
@@ -87,6 +89,7 @@ class Props:
             if isinstance(caps, dict)
             else {},
             total_slots=int(d.get("total_slots", 1)),
+            vision=isinstance(modalities, dict) and bool(modalities.get("vision")),
         )
 
 

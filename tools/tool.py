@@ -22,11 +22,22 @@ Kind = Literal["read", "edit", "execute"]
 
 
 @dataclass(frozen=True)
+class Image:
+    """An image a tool returned (an MCP server's image content), base64-encoded."""
+
+    mime_type: str
+    data: str
+
+
+@dataclass(frozen=True)
 class ToolResult:
     output: str
     is_error: bool = False
     # Extras for the faces (a diff, an exit code, a path); never sent to the model.
     meta: dict[str, Any] = field(default_factory=dict)
+    # Shown to a model that sees images (the output describes each in one line for one that
+    # does not).
+    images: tuple[Image, ...] = ()
 
 
 @dataclass

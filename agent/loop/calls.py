@@ -29,7 +29,7 @@ from agent.sessions.store import Session
 from tools.files import small_text, unified_diff
 from tools.paths import expanded
 from tools.registry import ToolRegistry
-from tools.tool import Router, Tool, ToolContext, ToolResult
+from tools.tool import Image, Router, Tool, ToolContext, ToolResult
 
 Record = Callable[[Call, ToolResult], None]
 PREVIEW_MAX_BYTES = 1_000_000  # bigger files are previewed by their arguments, not a diff
@@ -150,6 +150,15 @@ def _refuse(call: Call, problem: str, emit: EventSink, *, denied: bool = False) 
     emit(ToolCallStarted(call.id, call.name, call.arguments or {}))
     emit(ToolCallFinished(call.id, call.name, result.output, True, 0.0))
     return result
+
+
+def images_message(images: list[Image]) -> dict[str, Any]:
+    """The images the tool calls returned, as a user message a vision model reads."""
+    parts: list[dict[str, Any]] = [{"type": "text", "text": "The images the tools returned:"}]
+    for image in images:
+        url = f"data:{image.mime_type};base64,{image.data}"
+        parts.append({"type": "image_url", "image_url": {"url": url}})
+    return {"role": "user", "content": parts}
 
 
 def preview(args: dict[str, Any], workspace: Path) -> str:

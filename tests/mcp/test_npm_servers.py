@@ -108,3 +108,20 @@ def test_prompts_take_arguments_by_position_and_by_name(runtime: ScriptedRuntime
     assert events[-1].final_text == (
         "/everything:args-prompt: missing city; usage: /everything:args-prompt <city> [state]"
     )
+
+
+@pytest.mark.parametrize("vision", [True, False])
+def test_images_reach_a_vision_model_and_are_described_to_others(
+    runtime: ScriptedRuntime, vision: bool
+) -> None:
+    runtime.vision = vision  # what the server's /props says (server.client.Props.vision)
+    runtime.connect(ConnectRequest(), lambda key, line: None)  # as /clear: a new agent
+    turn(runtime, "show the logo", [call("everything_get-tiny-image", {}), answer("a logo")])
+    after = runtime.model.requests[-1].messages
+    described = "Here's the image you requested:\n[image: image/png, 4033 bytes]\n"
+    assert after[-2 if vision else -1]["content"].startswith(described)
+    images = [p for p in after[-1]["content"] if p.get("type") == "image_url"] if vision else []
+    assert len(images) == int(vision)
+    if vision:
+        url = images[0]["image_url"]["url"]
+        assert url.startswith("data:image/png;base64,iVBORw0KGgo")  # a PNG's first bytes
