@@ -23,7 +23,7 @@ from typing import Any, Literal
 from agent.config import Config
 from agent.context.mentions import attach_mentions
 from agent.context.prompt import TokenCounter, should_compact
-from agent.loop.calls import CallRunner, images_message
+from agent.loop.calls import CallRunner, images_message, text_only
 from agent.loop.claims import doubts
 from agent.loop.compaction import shorter_history
 from agent.loop.events import (
@@ -97,7 +97,8 @@ class Agent:
         self._system = system
         self.messages: list[dict[str, Any]] = [self._system_message()]
         # The system prompt is rebuilt each run; sessions hold the conversation after it.
-        self.messages += [m for m in session.messages() if m.get("role") != "system"]
+        kept = [m for m in session.messages() if m.get("role") != "system"]
+        self.messages += kept if vision else [text_only(m) for m in kept]  # resumed elsewhere
         self._runner = CallRunner(registry, permissions, ctx, session)
         self._task: asyncio.Task[TurnFinished] | None = None
         self._cancelled = False

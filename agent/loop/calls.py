@@ -161,6 +161,18 @@ def images_message(images: list[Image]) -> dict[str, Any]:
     return {"role": "user", "content": parts}
 
 
+def text_only(message: dict[str, Any]) -> dict[str, Any]:
+    """The message without image parts, for a model that does not read images (a session
+    resumed on another server): the server would refuse the request."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message
+    parts = [p for p in content if not (isinstance(p, dict) and p.get("type") == "image_url")]
+    dropped = len(content) - len(parts)
+    note = {"type": "text", "text": f"[{dropped} image(s) left out: this model reads no images]"}
+    return {**message, "content": parts + [note] * bool(dropped)}
+
+
 def preview(args: dict[str, Any], workspace: Path) -> str:
     """What a call will do, for the permission prompt: the command, the diff a write or edit
     would make to the file, or the arguments."""

@@ -125,3 +125,12 @@ def test_images_reach_a_vision_model_and_are_described_to_others(
     if vision:
         url = images[0]["image_url"]["url"]
         assert url.startswith("data:image/png;base64,iVBORw0KGgo")  # a PNG's first bytes
+        # The session resumed on a model without vision: the image is left out, and said so.
+        assert runtime.agent is not None
+        resume = ConnectRequest(resume=runtime.agent.session.id)
+        runtime.vision = False
+        runtime.connect(resume, lambda key, line: None)
+        assert runtime.agent is not None
+        last = runtime.agent.messages[-2]["content"]  # before the answer
+        assert [p["type"] for p in last] == ["text", "text"]
+        assert last[1]["text"] == "[1 image(s) left out: this model reads no images]"
