@@ -6,9 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import psutil
 import pytest
 
 from tests.mcp.conftest import PEERS
+from tests.tools.processes import wait_listening
 from tests.tools.test_mcp_http import free_port
 from tools.mcp.extras import prompt_text, read_resource
 from tools.mcp.servers import McpServers
@@ -29,15 +28,7 @@ def everything_url(npm_server: dict[str, list[str]], tmp_path: Path) -> Iterator
     env = {**os.environ, "PORT": str(port)}
     proc = subprocess.Popen(argv, env=env, stdout=log, stderr=log, start_new_session=True)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, (tmp_path / "everything.log").read_text()
-            assert time.monotonic() < deadline, "server-everything never listened"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_listening(port, proc, tmp_path / "everything.log")
         listening = psutil.Process(proc.pid).net_connections("inet")
         assert {c.laddr.ip for c in listening if c.status == "LISTEN"} == {"127.0.0.1"}
         yield f"http://127.0.0.1:{port}/mcp"
