@@ -30,7 +30,7 @@ SCOPES = {"user": "the user's mcp.json in beecode's config dir", "project": "the
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="beecode mcp", description=__doc__)
     sub = parser.add_subparsers(dest="action", required=True)
-    sub.add_parser("list", help="every server: where configured, state, tool count")
+    sub.add_parser("list", help="every server: where configured, state, what it offers")
     for action, what in (
         ("get", "one server's entry as written"),
         ("remove", "delete a server from the user or project mcp.json"),
@@ -111,8 +111,12 @@ def _list(workspace: Path, config: Config) -> int:
         servers = McpServers(setup.servers, state_dir() / "mcp.log", connect_timeout_s=15)
         try:
             servers.connect()
+            offers = servers.offers()
             for line in servers.status_lines()[:-1]:
                 name, state, detail = line.split(" · ")[:3]
+                prompts, resources = offers.get(name, ([], []))
+                if name in offers:
+                    detail += f", {_count(resources, 'resource')}, {_count(prompts, 'prompt')}"
                 states[name] = f"{state}, {detail}"
         finally:
             servers.close()
@@ -174,6 +178,10 @@ def _test(workspace: Path, name: str, raw: Any) -> int:
     finally:
         servers.close()
     return 0
+
+
+def _count(items: list[Any], what: str) -> str:
+    return f"{len(items)} {what}{'s' * (len(items) != 1)}"
 
 
 def _pair(text: str, sep: str) -> tuple[str, str]:

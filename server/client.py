@@ -72,6 +72,7 @@ class Props:
     build_info: str
     chat_template_caps: dict[str, bool]
     total_slots: int
+    vision: bool = False  # modalities.vision: the model reads images (a projector is loaded)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Props:
@@ -80,6 +81,7 @@ class Props:
         if not isinstance(n_ctx, int):
             raise ServerError("server /props has no default_generation_settings.n_ctx")
         caps = d.get("chat_template_caps") or {}
+        modalities = d.get("modalities")
         return cls(
             n_ctx=n_ctx,
             model_path=str(d.get("model_path", "")),
@@ -88,6 +90,7 @@ class Props:
             if isinstance(caps, dict)
             else {},
             total_slots=int(d.get("total_slots", 1)),
+            vision=isinstance(modalities, dict) and bool(modalities.get("vision")),
         )
 
 

@@ -28,10 +28,10 @@ MODEL_NAME = "qwen2.5-coder-0.5b"  # what the scripted model is served as
 ENDPOINT = "http://127.0.0.1:9/v1"  # never contacted: the scripted model answers
 
 
-def served(model: ScriptedModel, n_ctx: int | None = 8192) -> ServedModel:
+def served(model: ScriptedModel, n_ctx: int | None = 8192, vision: bool = False) -> ServedModel:
     """The scripted model as the runtime sees a served one: native tool calls, a context size,
-    and a token counter without a server (it estimates)."""
-    return ServedModel(model, MODEL_NAME, n_ctx, False, TokenCounter(None))
+    and a token counter without a server (it estimates); ``vision``: it reads images."""
+    return ServedModel(model, MODEL_NAME, n_ctx, False, TokenCounter(None), vision)
 
 
 def make_agent(
@@ -83,6 +83,7 @@ class ScriptedRuntime(Runtime):
         super().__init__(workspace, config or Config(endpoint=ENDPOINT))
         self.model = ScriptedModel(replies)
         self.n_ctx = n_ctx
+        self.vision = False  # as a server with a vision projector says it
         self.requests: list[ConnectRequest] = []
         self.progress_lines: list[tuple[str, str]] = []
         self.gate = threading.Event()
@@ -96,4 +97,4 @@ class ScriptedRuntime(Runtime):
         for key, line in self.progress_lines:
             progress(key, line)
         self.gate.wait(timeout=30)
-        return served(self.model, self.n_ctx)
+        return served(self.model, self.n_ctx, self.vision)

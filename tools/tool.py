@@ -22,11 +22,22 @@ Kind = Literal["read", "edit", "execute"]
 
 
 @dataclass(frozen=True)
+class Image:
+    """An image a tool returned (an MCP server's image content), base64-encoded."""
+
+    mime_type: str
+    data: str
+
+
+@dataclass(frozen=True)
 class ToolResult:
     output: str
     is_error: bool = False
     # Extras for the faces (a diff, an exit code, a path); never sent to the model.
     meta: dict[str, Any] = field(default_factory=dict)
+    # Shown to a model that sees images (the output describes each in one line for one that
+    # does not).
+    images: tuple[Image, ...] = ()
 
 
 @dataclass
@@ -65,6 +76,16 @@ class Tool(Protocol):
         ...
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+@runtime_checkable
+class Router(Protocol):
+    """A tool that carries out a call of another tool (``mcp_tools`` call NAME): the call is
+    judged by the permissions as a call of that tool, so its rules apply either way."""
+
+    def routes_to(self, args: dict[str, Any]) -> tuple[Tool, dict[str, Any]] | None:
+        """The tool this call runs and its arguments; None when it runs none."""
+        ...
 
 
 def openai_schema(tool: Tool) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from agent.config import Config
 from agent.context.mentions import attach_mentions
 from agent.context.prompt import TokenCounter, should_compact
-from agent.loop.calls import CallRunner
+from agent.loop.calls import CallRunner, images_message, text_only
 from agent.loop.claims import doubts
 from agent.loop.compaction import shorter_history
 from agent.loop.events import (
@@ -45,7 +45,7 @@ from agent.steps.constrained import step_policy
 from agent.steps.habits import ReadLedger
 from agent.steps.policy import Step
 from tools.registry import ToolRegistry
-from tools.tool import ToolContext, ToolResult
+from tools.tool import Image, ToolContext, ToolResult
 
 MAX_INVALID_STREAK = 3  # invalid calls in a row before the turn stops
 
@@ -81,12 +81,14 @@ class Agent:
         n_ctx: int | None = None,
         counter: TokenCounter | None = None,
         constrained: bool = False,
+        vision: bool = False,
     ) -> None:
         """``constrained``: the model is small enough for constrained steps, which
-        ``config.tool_mode`` "auto" then takes (``agent.steps.constrained``)."""
+        ``config.tool_mode`` "auto" then takes (``agent.steps.constrained``). ``vision``: the
+        model reads images, so those tools return are shown to it (``images_message``)."""
         self.model, self.registry, self.session, self.config = model, registry, session, config
         self.permissions = permissions  # faces change its mode at run time
-        self.n_ctx = n_ctx
+        self.n_ctx, self.vision = n_ctx, vision
         self.counter = counter or TokenCounter(None)
         self._ledger = ReadLedger(registry, ctx.workspace)
         self.policy = step_policy(
@@ -95,7 +97,8 @@ class Agent:
         self._system = system
         self.messages: list[dict[str, Any]] = [self._system_message()]
         # The system prompt is rebuilt each run; sessions hold the conversation after it.
-        self.messages += [m for m in session.messages() if m.get("role") != "system"]
+        kept = [m for m in session.messages() if m.get("role") != "system"]
+        self.messages += kept if vision else [text_only(m) for m in kept]  # resumed elsewhere
         self._runner = CallRunner(registry, permissions, ctx, session)
         self._task: asyncio.Task[TurnFinished] | None = None
         self._cancelled = False
@@ -213,9 +216,11 @@ class Agent:
                 turn.facts.excused.add(call.id)  # beecode kept the work: not a failed step
             call.error = call.error or self._ledger.unread_edit(call) or self.policy.refusal(call)
         answered: set[str] = set()
+        images: list[Image] = []
 
         def record(call: Call, result: ToolResult) -> None:
             answered.add(call.id)
+            images.extend(result.images if self.vision else ())
             self._ledger.observe(call, result)
             turn.facts.observe(call, self._ledger.kind(call), result)
             turn.guard.observe(call, result)
@@ -229,6 +234,8 @@ class Agent:
             for call in calls:
                 if call.id not in answered:
                     record(call, ToolResult("Cancelled by the user.", is_error=True))
+        if images:  # after every result: a tool message holds text only in the chat API
+            self._add(images_message(images))
         policy = self.policy.after_calls(invalid, turn.emit)
         if policy is not self.policy:
             self.policy = policy

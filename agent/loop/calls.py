@@ -29,7 +29,7 @@ from agent.sessions.store import Session
 from tools.files import small_text, unified_diff
 from tools.paths import expanded
 from tools.registry import ToolRegistry
-from tools.tool import Tool, ToolContext, ToolResult
+from tools.tool import Image, Router, Tool, ToolContext, ToolResult
 
 Record = Callable[[Call, ToolResult], None]
 # A denial is the user's decision, not a failed step: told as such, never as "fix and retry".
@@ -92,9 +92,15 @@ class CallRunner:
 
     async def _admit(self, call: Call, tool: Tool, emit: EventSink) -> str | None:
         """None when the call may run, else what the model is told."""
-        args = self._args(call)
+        name, args = call.name, self._args(call)
         kind, subject = tool.kind(args), tool.subject(args)
-        decision = self.permissions.check(call.name, kind, subject, tool.paths(args))
+        decision = self.permissions.check(name, kind, subject, tool.paths(args))
+        routed = tool.routes_to(args) if isinstance(tool, Router) else None
+        if routed is not None and decision.verdict != "deny":
+            # Judged as the tool it runs: rules naming that tool apply, and allow_always keeps one.
+            tool, args = routed
+            name, kind, subject = tool.name, tool.kind(args), tool.subject(args)
+            decision = self.permissions.check(name, kind, subject, tool.paths(args))
         verdict, reason = decision.verdict, decision.reason
         told = f"Error: permission denied ({reason}).{NO_RETRY}"
         if verdict == "ask" and (call.name, subject) in self.denied:  # never asked twice
@@ -103,12 +109,12 @@ class CallRunner:
         elif verdict == "ask":
             future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
             shown = preview(args, self.ctx.workspace)
-            emit(PermissionRequest(call.id, call.name, kind, subject, shown, future))
+            emit(PermissionRequest(call.id, name, kind, subject, shown, future))
             answer = await future
             verdict = "allow" if answer.choice in ("allow_once", "allow_always") else "deny"
             reason = f"user: {answer.choice}"
             if answer.choice == "allow_always":
-                reason += " " + self.permissions.allow_always(call.name, subject)
+                reason += " " + self.permissions.allow_always(name, subject)
             elif answer.choice == "deny_with_message" and answer.message:
                 reason = f"the user said: {answer.message}"
                 told = f"{USER_DENIED} The user said: {answer.message}"
@@ -125,7 +131,7 @@ class CallRunner:
             {
                 "type": "permission",
                 "call_id": call.id,
-                "tool": call.name,
+                "tool": name,
                 "subject": subject,
                 "verdict": verdict,
                 "reason": reason,
@@ -165,6 +171,27 @@ def _refuse(call: Call, told: str, emit: EventSink, *, denied: bool = False) -> 
     emit(ToolCallStarted(call.id, call.name, call.arguments or {}))
     emit(ToolCallFinished(call.id, call.name, result.output, True, 0.0))
     return result
+
+
+def images_message(images: list[Image]) -> dict[str, Any]:
+    """The images the tool calls returned, as a user message a vision model reads."""
+    parts: list[dict[str, Any]] = [{"type": "text", "text": "The images the tools returned:"}]
+    for image in images:
+        url = f"data:{image.mime_type};base64,{image.data}"
+        parts.append({"type": "image_url", "image_url": {"url": url}})
+    return {"role": "user", "content": parts}
+
+
+def text_only(message: dict[str, Any]) -> dict[str, Any]:
+    """The message without image parts, for a model that does not read images (a session
+    resumed on another server): the server would refuse the request."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message
+    parts = [p for p in content if not (isinstance(p, dict) and p.get("type") == "image_url")]
+    dropped = len(content) - len(parts)
+    note = {"type": "text", "text": f"[{dropped} image(s) left out: this model reads no images]"}
+    return {**message, "content": parts + [note] * bool(dropped)}
 
 
 def preview(args: dict[str, Any], workspace: Path) -> str:

@@ -152,6 +152,7 @@ class ServedModel:
     n_ctx: int | None
     constrained: bool  # the tool mode "auto" picks for it
     counter: TokenCounter
+    vision: bool = False  # the server says its model reads images (/props modalities)
 
 
 def serve_model(url: str, config: Config) -> ServedModel:
@@ -164,11 +165,13 @@ def serve_model(url: str, config: Config) -> ServedModel:
         n_ctx: int | None = props.n_ctx
         name, n_params = model_facts(root, config.api_key)
         constrained = wants_constrained(props.chat_template_caps, name, n_params)
+        vision = props.vision
     except ServerError:
         if not config.endpoint:
             raise
         # not a llama-server: plain OpenAI API, native calls
         name, n_ctx, constrained = model_facts(root, config.api_key)[0], None, False
+        vision = False  # nothing says it reads images: they are described in a line
     model = OpenAIChatModel(
         url,
         api_key=config.api_key,
@@ -180,7 +183,7 @@ def serve_model(url: str, config: Config) -> ServedModel:
         stall_s=config.stall_timeout_s,
     )
     counter = TokenCounter(root if n_ctx is not None else None, api_key=config.api_key)
-    return ServedModel(model, name, n_ctx, constrained, counter)
+    return ServedModel(model, name, n_ctx, constrained, counter, vision)
 
 
 def build_agent(
@@ -247,6 +250,7 @@ def assemble_agent(
         n_ctx=served.n_ctx,
         counter=served.counter,
         constrained=served.constrained,
+        vision=served.vision,
         skills=skills,
         mcp=mcp,
     )

@@ -231,6 +231,9 @@ class Runtime:
         if what == "prompts":  # /server:prompt commands of the current agent
             commands = getattr(self.agent, "commands", None)
             return [c.name for c in commands.all() if c.kind == "prompt"] if commands else []
+        if what == "resources":  # @server:uri attachments
+            offers = self.mcp.offers() if self.mcp is not None else {}
+            return [f"{name}:{r.uri}" for name, (_, listed) in offers.items() for r in listed]
         if what == "mcp":
             if self.mcp is None:
                 return ["No MCP servers: add them to .mcp.json or [mcp_servers] in config.toml."]

@@ -23,6 +23,7 @@ from agent.config import Config, ignored_note
 from agent.faces.contract import Backend, ConnectRequest, Core, ServerView
 from agent.permissions.rules import MODES
 from agent.tui import commands
+from agent.tui.completion import McpOffers
 from agent.tui.history import PromptHistory
 from agent.tui.screens.info import PickScreen
 from agent.tui.screens.main import MainScreen
@@ -82,7 +83,13 @@ class BeeApp(App[None]):
             # Textual infers an async callback's result as Never: its typing, not ours.
             self.call_from_thread(self._connect_failed, str(error))  # type: ignore[arg-type]
             return
-        self.call_from_thread(self._connected, core, request)  # type: ignore[arg-type]
+        offers = self._mcp_offers()
+        self.call_from_thread(self._connected, core, request, offers)  # type: ignore[arg-type]
+
+    def _mcp_offers(self) -> McpOffers:
+        """From a thread: the MCP prompts and resources for completion (servers that came up
+        later are in the next poll's)."""
+        return McpOffers(self.backend.extras("prompts"), self.backend.extras("resources"))
 
     def _ask_mcp(self, servers: dict[str, str]) -> bool:
         """From the connect thread: may this project's MCP servers start? (PickScreen answers.)"""
@@ -114,9 +121,10 @@ class BeeApp(App[None]):
             f"could not start the agent: {message} (/clear tries again)", "error"
         )
 
-    async def _connected(self, core: Core, request: ConnectRequest) -> None:
+    async def _connected(self, core: Core, request: ConnectRequest, offers: McpOffers) -> None:
         first, previous = self.core is None, self.core
         self.core = self.main.core = core
+        self.main.query_one(Prompt).mcp = offers  # /server:prompt and @server:uri completions
         self._set_progress({})
         changed = previous is not None and core.session_id != previous.session_id
         if changed or (first and (request.resume or request.continue_latest)):
@@ -135,10 +143,11 @@ class BeeApp(App[None]):
     @work(thread=True, exclusive=True, group="server-poll", exit_on_error=False)
     def poll_server(self) -> None:
         view = self.backend.server(LOG_LINES)
-        self.call_from_thread(self._server_polled, view)
+        self.call_from_thread(self._server_polled, view, self._mcp_offers())
 
-    def _server_polled(self, view: ServerView) -> None:
+    def _server_polled(self, view: ServerView, offers: McpOffers) -> None:
         self._polled = view
+        self.main.query_one(Prompt).mcp = offers
         self._show_server()
 
     def _show_server(self) -> None:

@@ -1,10 +1,10 @@
-"""Completions for the prompt: slash commands (built-ins, skills, custom commands) at the start,
-``@path`` anywhere."""
+"""Completions for the prompt: slash commands (built-ins, skills, custom commands, MCP prompts) at
+the start, ``@path`` and ``@server:uri`` (an MCP resource) anywhere."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.tui.commands import known
@@ -22,20 +22,34 @@ class Completion:
     options: list[tuple[str, str]]  # (replacement, description)
 
 
-def complete(line: str, column: int, first_line: bool, workspace: Path) -> Completion | None:
+@dataclass(frozen=True)
+class McpOffers:
+    """What the connected MCP servers offer, as the runtime lists it (``Backend.extras``)."""
+
+    prompts: list[str] = field(default_factory=list)  # "server:prompt"
+    resources: list[str] = field(default_factory=list)  # "server:uri"
+
+
+def complete(
+    line: str, column: int, first_line: bool, workspace: Path, mcp: McpOffers | None = None
+) -> Completion | None:
     """What the fragment before the cursor on ``line`` could become, or None."""
-    before = line[:column]
+    before, mcp = line[:column], mcp or McpOffers()
     if first_line and before.startswith("/") and " " not in before:
         typed = before[1:].lower()
-        matching = [c for c in known(workspace) if c.name.lower().startswith(typed)]
-        matching.sort(key=lambda c: c.name != typed)  # "/mode" typed out: mode before model
-        options = [(f"/{c.name}", _short(c.help)) for c in matching]
+        named = [(c.name, _short(c.help)) for c in known(workspace)]
+        named += [(name, "MCP prompt") for name in mcp.prompts]
+        matching = [(name, about) for name, about in named if name.lower().startswith(typed)]
+        matching.sort(key=lambda option: option[0] != typed)  # "/mode" typed: mode before model
+        options = [(f"/{name}", about) for name, about in matching]
         return Completion(0, column, options) if options else None
     at = before.rfind("@")
     if at < 0 or (at > 0 and not before[at - 1].isspace()) or " " in before[at:]:
         return None
-    paths = path_options(workspace, before[at + 1 :])
-    return Completion(at, column, [(f"@{p}", "") for p in paths]) if paths else None
+    typed = before[at + 1 :]
+    options = [(f"@{r}", "MCP resource") for r in mcp.resources if r.startswith(typed)]
+    options += [(f"@{p}", "") for p in path_options(workspace, typed)]
+    return Completion(at, column, options) if options else None
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -39,8 +39,8 @@ def test_add_list_disable_enable_remove(
     code, lines, _ = run(capsys, "list")
     assert code == 0
     assert lines == [
-        f"notes · connected, 1 tool · {' '.join(NOTES)} · {project_file}",
-        f"time · connected, 2 tools · {' '.join(TIME)} · {user_file}",
+        f"notes · connected, 1 tool, 2 resources, 1 prompt · {' '.join(NOTES)} · {project_file}",
+        f"time · connected, 2 tools, 0 resources, 0 prompts · {' '.join(TIME)} · {user_file}",
     ]
     assert run(capsys, "disable", "time")[0] == 0
     assert run(capsys, "list")[1][1].startswith("time · disabled · ")

@@ -88,9 +88,11 @@ def test_props_read_the_real_context() -> None:
             "model_path": "m.gguf",
             "build_info": "b11434-pypi",
             "chat_template_caps": {"supports_tools": True, "supports_system_role": 1},
+            "modalities": {"vision": True, "audio": False},
         }
     )
     assert (props.n_ctx, props.total_slots, props.build_info) == (8192, 1, "b11434-pypi")
+    assert props.vision
     assert props.chat_template_caps == {"supports_tools": True, "supports_system_role": True}
     with pytest.raises(ServerError, match="n_ctx"):
         Props.from_json({"total_slots": 1})
@@ -120,6 +122,7 @@ def test_a_real_server_reports_props_slots_metrics_and_timings(smol_server: str)
     props = get_props(smol_server)
     assert props.n_ctx == 2048 and props.total_slots == 1
     assert props.model_path.endswith(".gguf") and props.build_info
+    assert not props.vision  # a text model, no projector
     slots = get_slots(smol_server)
     assert len(slots) == 1 and slots[0]["speculative"] is False
     text, timings = chat(

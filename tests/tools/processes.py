@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -24,3 +26,18 @@ def wait_for_file(path: Path, within_s: float = 10.0) -> str:
         assert time.monotonic() < deadline, f"{path} never appeared"
         time.sleep(0.02)
     return path.read_text().strip()
+
+
+def wait_listening(
+    port: int, proc: subprocess.Popen[bytes], log: Path, within_s: float = 60
+) -> None:
+    """Until ``proc`` accepts connections on 127.0.0.1:``port``; its log when it dies first."""
+    deadline = time.monotonic() + within_s
+    while True:
+        assert proc.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, f"nothing listened on port {port}"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)

@@ -10,13 +10,12 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.tools.processes import wait_until_dead
+from tests.tools.processes import wait_listening, wait_until_dead
 from tools.mcp.servers import McpServers
 from tools.tool import ToolContext
 
@@ -70,15 +69,7 @@ def peer(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
         [sys.executable, str(script), str(port)], stdout=log, stderr=log, start_new_session=True
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:  # the SDK takes about a second to import
-            assert proc.poll() is None, (tmp_path / "peer.log").read_text()
-            assert time.monotonic() < deadline, "the HTTP peer never listened"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_listening(port, proc, tmp_path / "peer.log")  # the SDK takes about a second to import
         yield f"http://127.0.0.1:{port}/mcp", proc
     finally:
         if proc.poll() is None:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
+from agent.config import Config
 from agent.model.scripted import Hold
 from agent.tui.widgets.prompt import CompletionMenu, PromptInput
-from tests.factory import ScriptedRuntime, answer
+from tests.factory import ENDPOINT, ScriptedRuntime, answer
 from tests.tui.harness import running, send, shown, turn, until
 
 OKS = [answer("ok")] * 3  # enough answers for the turns of any test here
+NOTES_SERVER = Path(__file__).parents[1] / "mcp" / "notes_mcp.py"
 
 
 def text_of(app: object) -> str:
@@ -93,6 +96,24 @@ class TestCompletion:
             # Escape closed the menu and did nothing else: no command ran, nothing was sent.
             assert app.core is not None and app.core.permissions is not None
             assert app.core.permissions.mode == "ask" and runtime.model.requests == []
+
+    async def test_mcp_prompts_and_resources_complete(
+        self, workspace: Path, beecode_dirs: None
+    ) -> None:
+        notes = {"command": sys.executable, "args": [str(NOTES_SERVER)]}
+        config = Config(endpoint=ENDPOINT, tool_mode="native", mcp_servers={"notes": notes})
+        async with running(ScriptedRuntime(workspace, OKS, config)) as (app, pilot):
+            await pilot.press(*"/notes")
+            assert menu_options(app) == ["/notes:review"]
+            await pilot.press("tab")
+            assert text_of(app) == "/notes:review "
+            app.main.query_one(PromptInput).clear()
+            await pilot.press(*"see @notes:notes://r")
+            assert menu_options(app) == ["@notes:notes://readme"]
+            await pilot.press("backspace")
+            assert menu_options(app) == ["@notes:notes://readme", "@notes:notes://logo"]
+            await pilot.press("down", "tab")
+            assert text_of(app) == "see @notes:notes://logo "
 
 
 class TestQuitKeys:

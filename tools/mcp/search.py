@@ -38,13 +38,18 @@ class McpSearchTool:
     def _target(self, args: dict[str, Any]) -> McpTool | None:
         return self.tools.get(str(args.get("name", ""))) if args.get("action") == "call" else None
 
+    def routes_to(self, args: dict[str, Any]) -> tuple[McpTool, dict[str, Any]] | None:
+        target = self._target(args)
+        arguments = args.get("arguments") or {}
+        return (target, arguments) if target and isinstance(arguments, dict) else None
+
     def kind(self, args: dict[str, Any]) -> Kind:
         target = self._target(args)
         return target.kind(args.get("arguments") or {}) if target else "read"
 
     def subject(self, args: dict[str, Any]) -> str:
         target = self._target(args)
-        return target.name if target else ""  # rules can name the tool: mcp_tools(time_*)
+        return target.name if target else ""  # deny rules can name it: mcp_tools(time_*)
 
     def paths(self, args: dict[str, Any]) -> list[str]:
         return []

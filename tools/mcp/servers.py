@@ -30,7 +30,7 @@ from tools.environment import network_env
 from tools.mcp.link import Link, offered_tool
 from tools.mcp.problems import CLOSED, problem_of, sdk_logs_to
 from tools.mcp.requests import answers_ping, list_extras, list_tools
-from tools.mcp.tool import McpTool, mcp_tools, result_text
+from tools.mcp.tool import McpTool, mcp_tools, result_images, result_text
 from tools.redacted_log import RedactedLog
 from tools.tool import ToolResult
 
@@ -251,7 +251,8 @@ class McpServers:
         finally:
             link.calls.discard(task)
         output, is_error = result_text(result)
-        return ToolResult(output or ("(failed)" if is_error else "(no output)"), is_error)
+        shown = output or ("(failed)" if is_error else "(no output)")
+        return ToolResult(shown, is_error, images=result_images(result))
 
     async def _close_all(self) -> None:
         self._closing.set()

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from tools.output import cap_text
-from tools.tool import Kind, ToolContext, ToolResult
+from tools.tool import Image, Kind, ToolContext, ToolResult
 
 MAX_NAME = 64  # the OpenAI API's limit on function names
 MAX_DESCRIPTION = 100  # every token of it is prefilled on a cold turn
@@ -111,6 +111,14 @@ def content_text(block: Any) -> str:
     return f"[{kind or 'unknown'} content]"
 
 
+def result_images(result: Any) -> tuple[Image, ...]:
+    """The image blocks of a CallToolResult, for a model that sees images."""
+    blocks = result.content or []
+    return tuple(
+        Image(str(b.mime_type), str(b.data)) for b in blocks if getattr(b, "type", "") == "image"
+    )
+
+
 def result_text(result: Any) -> tuple[str, bool]:
     """(text for the model, is_error) of a CallToolResult."""
     parts = [content_text(block) for block in result.content or []]
@@ -144,7 +152,8 @@ class McpTool:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         result = await self._caller.call(self.server, self.remote_name, args)
-        return ToolResult(cap_text(result.output, ctx.max_output_chars), result.is_error)
+        output = cap_text(result.output, ctx.max_output_chars)
+        return ToolResult(output, result.is_error, images=result.images)
 
 
 def mcp_tools(

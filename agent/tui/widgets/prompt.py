@@ -1,4 +1,5 @@
-"""The prompt: multi-line input with history, slash-command and ``@path`` completion."""
+"""The prompt: multi-line input with history, completion of slash commands (MCP prompts too),
+``@path`` and ``@server:uri``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from agent.tui.completion import Completion, complete
+from agent.tui.completion import Completion, McpOffers, complete
 from agent.tui.history import PromptHistory
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter")
@@ -54,6 +55,7 @@ class Prompt(Vertical):
         self.workspace = workspace
         self.history = history
         self._completion: Completion | None = None
+        self.mcp = McpOffers()  # set by the app once connected
 
     def compose(self) -> ComposeResult:
         yield CompletionMenu(id="completions")
@@ -118,7 +120,7 @@ class Prompt(Vertical):
         area = self.input
         row, column = area.cursor_location
         line = area.document.get_line(row)
-        self._show_completion(complete(line, column, row == 0, self.workspace))
+        self._show_completion(complete(line, column, row == 0, self.workspace, self.mcp))
 
     def _show_completion(self, completion: Completion | None) -> None:
         self._completion = completion
