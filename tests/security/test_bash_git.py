@@ -11,9 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from agent.config import Config
 from agent.loop.events import PermissionRequest
 from agent.model.scripted import call, text
 from tests.agent.loop_kit import Face, make_agent
+from tests.factory import ENDPOINT
+from tests.factory import make_agent as assembled_agent
 from tools.bash import BashTool
 from tools.tool import ToolContext
 
@@ -21,6 +24,7 @@ from .jobs import job_output
 from .test_git_config import hook, hostile, marker, modify, repo
 
 __all__ = ["repo"]  # the fixture, shared with the git tool's cases
+pytestmark = pytest.mark.usefixtures("beecode_dirs")  # the agents' sessions stay in tmp
 COMMIT = "git commit -qam m"
 CASES: list[tuple[str, list[str], str]] = [
     ("fsmonitor on status", ["[core]", "fsmonitor = {touch}"], "git status"),
@@ -110,6 +114,26 @@ async def test_a_trusted_workspace_runs_its_hooks(repo: Path) -> None:
     modify(repo)
     await bash(repo, COMMIT, trusted=True)
     assert marker(repo).exists()
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+async def test_trusted_workspaces_in_the_config_decide_for_the_agents_bash(
+    repo: Path, trusted: bool
+) -> None:
+    hook(repo / ".git" / "hooks", "pre-commit", repo)
+    modify(repo)
+    config = Config(
+        endpoint=ENDPOINT,
+        tool_mode="native",
+        permission_mode="yolo",
+        trusted_workspaces=[str(repo)] if trusted else [],
+    )
+    agent = assembled_agent(repo, [call("bash", {"command": COMMIT}), text("ok")], config)
+    try:
+        assert (await agent.run_turn("commit it", Face())).final_text == "ok"
+    finally:
+        agent.close()
+    assert marker(repo).exists() is trusted
 
 
 async def test_the_users_own_config_still_counts(repo: Path, own_config: Path) -> None:

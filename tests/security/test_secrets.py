@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent.sessions.store import Session
 from tools.bash import BashTool
 from tools.environment import command_env, is_secret_name
-from tools.redact import MARK, redact_text
+from tools.redact import _PATTERN, MARK, _replacement, redact_text
 from tools.tool import ToolContext
 
 from .jobs import job_output
@@ -103,6 +105,32 @@ def test_patterns_are_redacted(text: str) -> None:
         "hf_a",
     ):
         assert secret not in redacted
+
+
+SAMPLES = [
+    "sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+    "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    "github_pat_" + "A1" * 21,
+    "glpat-abcdefghij0123456789",
+    "xoxb-1234567890-abcdefghij",
+    "AKIAIOSFODNN7EXAMPLE",
+    "AIza" + "b1" * 17 + "c",
+    "hf_abcdefghijklmnopqrstuvwxyzABCDEF",
+    "npm_" + "a1" * 18,
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+    "PASSWORD = 's3cretPassw0rd'",
+    "Api-Key: abc123def456ghi789",
+]
+FILLER = st.text(alphabet="abcdefgshkpxAKISTOEN_-=:.'\" 0123456789\t", max_size=30)
+LINE = st.tuples(FILLER, st.sampled_from(["", *SAMPLES]), FILLER).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(LINE, min_size=1, max_size=8).map("\n".join))
+def test_looking_for_hints_first_misses_nothing_the_expression_finds(text: str) -> None:
+    """500 generated logs of secrets amid look-alike filler: matching only the lines with a hint
+    redacts exactly what matching everything does."""
+    assert redact_text(text, []) == _PATTERN.sub(_replacement, text)
 
 
 @pytest.mark.parametrize(
