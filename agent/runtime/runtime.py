@@ -115,6 +115,18 @@ class Runtime:
             compact=agent.compact,
         )
 
+    def settle_mcp(self, progress: Progress) -> None:
+        """Wait for the MCP servers still starting, each at most its connect timeout, and give
+        the agent their tools: a headless run has no UI to keep usable, and its one turn would
+        otherwise miss a late server's tools. One progress line per server that failed."""
+        from agent.commands.turns import CommandAgent
+
+        if self.mcp is None or not isinstance(self.agent, CommandAgent):
+            return
+        self.mcp.connect()
+        for line in self.agent.take_late_mcp():
+            progress("step", line)
+
     def serve_model(self, config: Config, progress: Progress, *, switch: bool) -> ServedModel:
         """The model the next agent talks to: the ``--endpoint``, or the managed server of the
         config's profile, started when it is not up (``switch``: stop one of another profile)."""

@@ -1,0 +1,48 @@
+"""How a stdio MCP server is started: under ``tools/mcp/guard.py``, so it dies with beecode even
+when beecode is SIGKILLed, with the SDK's safe environment plus what its config passes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mcp import StdioServerParameters
+
+from tools.environment import network_env
+
+GUARD = Path(__file__).with_name("guard.py")
+
+
+def check_command(command: str, path: str | None, cwd: str | None) -> None:
+    """Raise what exec would (FileNotFoundError, PermissionError): the guard is what beecode
+    starts, so a missing server command would otherwise only show as an early exit."""
+    if os.sep in command:
+        found: str | None = str(Path(cwd or ".") / command)
+        if not os.path.exists(str(found)):
+            found = None
+    else:
+        found = shutil.which(command, mode=os.F_OK, path=path)
+    if found is None:
+        raise FileNotFoundError(command)
+    if os.path.isdir(found) or not os.access(found, os.X_OK):
+        raise PermissionError(command)
+
+
+def server_params(spec: Mapping[str, Any]) -> StdioServerParameters:
+    """The guarded command line of a stdio server's spec."""
+    # Over the SDK's safe set (PATH, HOME, ...): proxies and CA files, then the config's.
+    env = network_env() | spec.get("env", {})
+    cwd = spec.get("cwd")
+    if cwd is None or Path(cwd).is_dir():  # a missing cwd is the spawn's to tell
+        check_command(spec["command"], env.get("PATH", os.environ.get("PATH")), cwd)
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-I", "-S", str(GUARD), spec["command"], *spec.get("args", [])],
+        env=env,
+        cwd=cwd,
+        encoding_error_handler="replace",  # one bad byte must not kill the reader
+    )
