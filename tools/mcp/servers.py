@@ -24,23 +24,20 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
-from mcp import ClientSession, MCPError, stdio_client, types
-from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp import ClientSession, MCPError, types
 from mcp.types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from tools.mcp.link import Link, offered_tool
 from tools.mcp.problems import CLOSED, problem_of, sdk_logs_to
 from tools.mcp.requests import PING_TIMEOUT_S, answers_ping, list_extras, list_tools
-from tools.mcp.spawn import server_params
-from tools.mcp.stderr_sink import StderrSink
+from tools.mcp.spawn import open_transport
 from tools.mcp.tool import McpTool, mcp_tools, result_text
 from tools.tool import ToolResult
 
 CONNECT_TIMEOUT_S = 30.0  # spawn + initialize + tools/list (a Python server needs ~1 s)
 CALL_TIMEOUT_S = 300.0
 RESTART_PAUSE_S, RESTART_CAP_S, MAX_RESTARTS = 1.0, 30.0, 5  # a dead server is started again
+STABLE_S = 60.0  # a server that ran this long before it died starts the restart count afresh
 PING_EVERY_S = 30.0  # an idle server is pinged: a hung one is found before a call waits on it
 CLOSE_TIMEOUT_S = 10.0  # the SDK gives a stdio server 2 s after EOF, then 2 s after SIGTERM
 T = TypeVar("T")
@@ -181,12 +178,13 @@ class McpServers:
     async def _hold(self, link: Link) -> None:
         """Keep the server's session open until told to stop; one that dies after it was up, or
         whose restart fails, is started again after a pause that doubles each time (capped), up
-        to MAX_RESTARTS.
+        to MAX_RESTARTS in a row (a run of STABLE_S starts the count afresh).
 
         The transport's task groups must be left in the task that entered them, hence one task
         per start (``link.attempt``), which a start that takes too long or close() cancels."""
-        pause = RESTART_PAUSE_S
+        pause, clock = RESTART_PAUSE_S, asyncio.get_running_loop().time
         while True:
+            began = clock()
             link.ready = asyncio.Event()
             link.attempt = asyncio.create_task(self._session(link))
             try:
@@ -196,13 +194,17 @@ class McpServers:
                 link.attempt.cancel()
             link.started.set()
             await asyncio.gather(link.attempt, return_exceptions=True)
+            if clock() - began > STABLE_S:
+                pause, link.restarts = RESTART_PAUSE_S, 0
+            if link.state == "down" and link.restarts >= MAX_RESTARTS:
+                link.problem += f"; not started again after {MAX_RESTARTS} restarts"
             if link.state != "down" or self._closed or link.restarts >= MAX_RESTARTS:
                 return
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._closing.wait(), pause)  # close() ends the wait
             if self._closed:
                 return
-            pause = min(pause * 2, RESTART_CAP_S)
+            pause = min(pause * 2, RESTART_CAP_S)  # for the next failure
             link.restarts += 1
             link.state, link.stop = "restarting", asyncio.Event()
 
@@ -211,8 +213,10 @@ class McpServers:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await self._open(link, stack)
+                # The start's requests wait as long as a start may take (the server may still
+                # be importing its code); calls and pings say their own timeouts.
                 session = await stack.enter_async_context(
-                    ClientSession(read, write, read_timeout_seconds=self.call_timeout_s)
+                    ClientSession(read, write, read_timeout_seconds=self.connect_timeout_s)
                 )
                 await session.initialize()
                 listed = await list_tools(session)
@@ -242,20 +246,9 @@ class McpServers:
                 link.fail(f"hung: no reply to a ping within {PING_TIMEOUT_S:g} s")
 
     async def _open(self, link: Link, stack: contextlib.AsyncExitStack) -> Any:
-        spec = link.spec
-        if "url" in spec and spec.get("type") == "sse":
-            return await stack.enter_async_context(sse_client(spec["url"], spec.get("headers")))
-        if "url" in spec:
-            http = create_mcp_http_client(headers=spec.get("headers"))
-            await stack.enter_async_context(http)
-            return await stack.enter_async_context(
-                streamable_http_client(spec["url"], http_client=http)
-            )
-        params = server_params(spec)
-        # Its stderr (banners, tracebacks) goes to a file of its own, never to the terminal.
-        link.stderr_path = self.log_path.with_name(f"{self.log_path.stem}.{link.name}.stderr")
-        sink = stack.enter_context(StderrSink(link.stderr_path))  # redacted, bounded
-        return await stack.enter_async_context(stdio_client(params, errlog=sink.stream))
+        if "url" not in link.spec:  # its stderr goes to a file of its own, beside the log
+            link.stderr_path = self.log_path.with_name(f"{self.log_path.stem}.{link.name}.stderr")
+        return await open_transport(link.spec, stack, link.stderr_path)
 
     async def _call(self, link: Link, tool: str, args: dict[str, Any]) -> ToolResult:
         session = link.session

@@ -1,8 +1,11 @@
-"""How a stdio MCP server is started: under ``tools/mcp/guard.py``, so it dies with beecode even
-when beecode is SIGKILLed, with the SDK's safe environment plus what its config passes."""
+"""How an MCP server is reached: a URL over streamable HTTP or SSE, or a command over stdio. A
+stdio server is started under ``tools/mcp/guard.py``, so it dies with beecode even when beecode
+is SIGKILLed, with the SDK's safe environment plus what its config passes, and its stderr goes
+to a file (redacted, bounded), never to the terminal."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -10,9 +13,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mcp import StdioServerParameters
+from mcp import StdioServerParameters, stdio_client
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tools.environment import network_env
+from tools.mcp.stderr_sink import StderrSink
 
 GUARD = Path(__file__).with_name("guard.py")
 
@@ -46,3 +53,20 @@ def server_params(spec: Mapping[str, Any]) -> StdioServerParameters:
         cwd=cwd,
         encoding_error_handler="replace",  # one bad byte must not kill the reader
     )
+
+
+async def open_transport(
+    spec: Mapping[str, Any], stack: contextlib.AsyncExitStack, stderr_path: Path | None
+) -> Any:
+    """The (read, write) streams of the server of ``spec``, closed with ``stack``."""
+    if "url" in spec and spec.get("type") == "sse":
+        return await stack.enter_async_context(sse_client(spec["url"], spec.get("headers")))
+    if "url" in spec:
+        http = create_mcp_http_client(headers=spec.get("headers"))
+        await stack.enter_async_context(http)
+        return await stack.enter_async_context(
+            streamable_http_client(spec["url"], http_client=http)
+        )
+    assert stderr_path is not None  # a stdio server's
+    sink = stack.enter_context(StderrSink(stderr_path))
+    return await stack.enter_async_context(stdio_client(server_params(spec), errlog=sink.stream))
