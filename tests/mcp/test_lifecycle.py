@@ -18,9 +18,14 @@ from pathlib import Path
 
 import psutil
 
+from agent.config import Config
+from agent.faces.contract import ConnectRequest
+from agent.loop.events import Event, Notice
+from agent.model.scripted import call
 from tests.agent.sse_server import Script, chunk, scripted_endpoint
+from tests.factory import ENDPOINT, ScriptedRuntime, answer
 from tests.tools.processes import wait_until_dead
-from tests.tools.test_mcp import TIME, children
+from tests.tools.test_mcp import MISSING, TIME, children
 from tools.mcp.late import take_late_tools
 from tools.mcp.search import McpSearchTool
 from tools.mcp.servers import McpServers
@@ -82,6 +87,38 @@ def test_a_slow_server_starts_in_the_background_and_its_tools_join_between_turns
         servers.close()
 
 
+def test_an_agent_turn_before_a_server_is_up_gets_its_tools_the_turn_after(
+    tmp_path: Path,
+) -> None:
+    gate = tmp_path / "gate"
+    specs = {"f": faulty(gate=gate), "gti": {"command": MISSING}}
+    script = [answer("no tools yet"), call("f_echo", {"text": "hi"}), answer("said hi")]
+    config = Config(
+        endpoint=ENDPOINT, tool_mode="native", permission_mode="yolo", mcp_servers=specs
+    )
+    runtime = ScriptedRuntime(tmp_path, script, config)
+    events: list[Event] = []
+    try:
+        runtime.connect(ConnectRequest(), lambda key, line: None)  # does not wait for f
+        assert runtime.mcp is not None and runtime.agent is not None
+        until(lambda: runtime.mcp is not None and runtime.mcp.starting() == ["f"])
+        assert asyncio.run(runtime.agent.run_turn("hello", events.append)).final_text == (
+            "no tools yet"
+        )
+        first = [t["function"]["name"] for t in runtime.model.requests[0].tools]
+        assert not any(name.startswith("f_") for name in first)
+        gate.touch()
+        assert runtime.mcp.connect() == [f"mcp server 'gti': command not found: {MISSING}"]
+        asyncio.run(runtime.agent.run_turn("say hi", events.append))
+        second = [t["function"]["name"] for t in runtime.model.requests[1].tools]
+        assert second[: len(first)] == first and "f_echo" in second[len(first) :]
+        assert [m["content"] for m in runtime.model.requests[2].messages][-1] == "hi"
+        notices = [e.message for e in events if isinstance(e, Notice)]
+        assert notices == [f"mcp server 'gti': command not found: {MISSING}"]  # told once
+    finally:
+        runtime.shutdown()
+
+
 def test_late_tools_past_the_budget_switch_to_search_once_then_join_its_catalogue(
     tmp_path: Path,
 ) -> None:
@@ -120,6 +157,23 @@ def test_a_server_hung_while_idle_is_told_with_its_stderr_and_restarted(tmp_path
         assert wait_until_dead(frozen, within_s=30)  # stopped, not left frozen
         until(lambda: " · connected · " in servers.status_lines()[0])  # restarted
         assert asyncio.run(servers.call("f", "echo", {"text": "back"})).output == "back"
+    finally:
+        servers.close()
+
+
+def test_a_stopped_real_server_is_found_by_the_ping_killed_and_restarted(tmp_path: Path) -> None:
+    before = set(children("mcp-server-time"))
+    servers = McpServers({"time": TIME}, tmp_path / "mcp.log", ping_every_s=0.5)
+    try:
+        assert servers.connect() == []
+        [pid] = set(children("mcp-server-time")) - before
+        os.kill(pid, signal.SIGSTOP)  # alive, not answering
+        [line] = told(servers, "hung")
+        assert line.startswith("mcp server 'time': hung: no reply to a ping within 5 s")
+        assert wait_until_dead(pid, within_s=30)
+        until(lambda: " · connected · " in servers.status_lines()[0])
+        result = asyncio.run(servers.call("time", "get_current_time", {"timezone": "UTC"}))
+        assert not result.is_error and json.loads(result.output)["timezone"] == "UTC"
     finally:
         servers.close()
 
