@@ -196,6 +196,17 @@ def test_a_failed_restart_tells_its_own_reason_not_the_first_deaths(tmp_path: Pa
         servers.close()
 
 
+def test_what_a_server_leaves_in_its_group_goes_when_it_is_closed(tmp_path: Path) -> None:
+    leftover = f'sleep 600 & exec "{sys.executable}" "{FAULTY}"'  # a child it never waits for
+    servers = McpServers({"f": {"command": "sh", "args": ["-c", leftover]}}, tmp_path / "m.log")
+    try:
+        assert servers.connect() == []
+        [sleep] = children("sleep 600")
+    finally:
+        servers.close()  # the server exits at its stdin's end, as the SDK asks it to
+    assert wait_until_dead(sleep, within_s=30)
+
+
 def test_no_server_outlives_a_sigkilled_beecode(tmp_path: Path) -> None:
     """A real `beecode -p` with mcp-server-time and, behind a shell wrapper (as npx or uvx
     are), a server frozen in the middle of the call: it never reads its stdin's end."""

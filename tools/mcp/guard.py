@@ -5,9 +5,10 @@ The SDK starts each server in a session of its own and, on close, kills that pro
 beecode that is killed cannot, and a server that does not exit when its stdin closes (hung,
 mid-call, or a wrapper like npx or uvx whose child holds on) would run on with nobody to stop
 it. This guard is the group's leader: the server is its child, in the same group, with the
-guard's stdin, stdout and stderr. It waits for either to end: the server (the guard then exits
-with its status, so the SDK sees what it would have seen) or beecode, its parent (the guard then
-SIGTERMs the group, gives it ``GRACE_S``, then SIGKILLs it, itself included).
+guard's stdin, stdout and stderr. It waits for either to end: the server (the guard then
+SIGTERMs what is left of the group and exits with the server's status, so the SDK sees what it
+would have seen) or beecode, its parent (the guard then SIGTERMs the group, gives it
+``GRACE_S``, then SIGKILLs it, itself included).
 
 On Linux it waits on pidfds (woken the moment either process ends; the parent's pidfd watches
 the process, not the thread that forked, unlike PR_SET_PDEATHSIG); elsewhere it polls getppid().
@@ -66,6 +67,8 @@ def main(argv: list[str]) -> int:
     _watch(parent, server)
     if server.poll() is None:
         _stop_group(server)
+    else:  # what the server left in its group (a wrapper's child) goes with it
+        os.killpg(0, signal.SIGTERM)
     code = server.wait()
     return 128 - code if code < 0 else code
 
