@@ -196,6 +196,25 @@ def test_a_failed_restart_tells_its_own_reason_not_the_first_deaths(tmp_path: Pa
         servers.close()
 
 
+def test_a_command_the_guard_could_not_run_is_told_as_exec_would(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a program\n")
+    (tmp_path / "bin").mkdir()
+    specs = {
+        "noexec": {"command": str(tmp_path / "notes.txt")},
+        "gone": {"command": "./mcp-server-gone", "cwd": str(tmp_path / "bin")},
+        "nocwd": {"command": "sh", "cwd": str(tmp_path / "nowhere")},
+    }
+    servers = McpServers(specs, tmp_path / "mcp.log")
+    try:
+        assert servers.connect() == [
+            f"mcp server 'noexec': cannot run {tmp_path / 'notes.txt'}: permission denied",
+            "mcp server 'gone': command not found: ./mcp-server-gone",
+            f"mcp server 'nocwd': working directory not found: {tmp_path / 'nowhere'}",
+        ]
+    finally:
+        servers.close()
+
+
 def test_what_a_server_leaves_in_its_group_goes_when_it_is_closed(tmp_path: Path) -> None:
     leftover = f'sleep 600 & exec "{sys.executable}" "{FAULTY}"'  # a child it never waits for
     servers = McpServers({"f": {"command": "sh", "args": ["-c", leftover]}}, tmp_path / "m.log")

@@ -46,9 +46,12 @@ def server_params(spec: Mapping[str, Any]) -> StdioServerParameters:
     cwd = spec.get("cwd")
     if cwd is None or Path(cwd).is_dir():  # a missing cwd is the spawn's to tell
         check_command(spec["command"], env.get("PATH", os.environ.get("PATH")), cwd)
+    command, args = spec["command"], spec.get("args", [])
+    if os.name == "posix":  # process groups; elsewhere the SDK's own kill scope (a Job Object)
+        command, args = sys.executable, ["-I", "-S", str(GUARD), command, *args]
     return StdioServerParameters(
-        command=sys.executable,
-        args=["-I", "-S", str(GUARD), spec["command"], *spec.get("args", [])],
+        command=command,
+        args=args,
         env=env,
         cwd=cwd,
         encoding_error_handler="replace",  # one bad byte must not kill the reader
