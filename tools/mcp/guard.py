@@ -1,5 +1,5 @@
-"""``python -I -S guard.py COMMAND ARGS...``: runs a stdio MCP server and takes its whole process
-group down when beecode dies, even by SIGKILL (then nobody is left to stop it).
+"""``python -I -S guard.py BEECODE_PID COMMAND ARGS...``: runs a stdio MCP server and takes its
+whole process group down when beecode dies, even by SIGKILL (then nobody is left to stop it).
 
 The SDK starts each server in a session of its own and, on close, kills that process group. A
 beecode that is killed cannot, and a server that does not exit when its stdin closes (hung,
@@ -50,7 +50,9 @@ def _stop_group(server: subprocess.Popen[bytes]) -> None:
 
 
 def main(argv: list[str]) -> int:
-    parent = os.getppid()
+    parent, argv = int(argv[0]), argv[1:]
+    if os.getppid() != parent:
+        return 1  # beecode died before the guard ran: start nothing
     if os.getpgrp() != os.getpid():
         os.setpgid(0, 0)  # the group is the guard's own, never its parent's
     # A SIGTERM to the group (the SDK stopping the server) is the server's to act on; the guard

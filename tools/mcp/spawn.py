@@ -48,7 +48,8 @@ def server_params(spec: Mapping[str, Any]) -> StdioServerParameters:
         check_command(spec["command"], env.get("PATH", os.environ.get("PATH")), cwd)
     command, args = spec["command"], spec.get("args", [])
     if os.name == "posix":  # process groups; elsewhere the SDK's own kill scope (a Job Object)
-        command, args = sys.executable, ["-I", "-S", str(GUARD), command, *args]
+        guard = [str(GUARD), str(os.getpid())]  # beecode's pid: the parent it watches
+        command, args = sys.executable, ["-I", "-S", *guard, command, *args]
     return StdioServerParameters(
         command=command,
         args=args,
