@@ -29,6 +29,7 @@ from tests.tools.test_mcp import MISSING, TIME, children
 from tools.mcp.late import take_late_tools
 from tools.mcp.search import McpSearchTool
 from tools.mcp.servers import McpServers
+from tools.mcp.spawn import GUARD
 from tools.registry import default_registry
 
 ROOT = Path(__file__).parents[2]
@@ -213,6 +214,19 @@ def test_a_command_the_guard_could_not_run_is_told_as_exec_would(tmp_path: Path)
         ]
     finally:
         servers.close()
+
+
+def test_a_guard_whose_beecode_is_gone_starts_nothing_else_it_passes_the_status_on(
+    tmp_path: Path,
+) -> None:
+    made = tmp_path / "made"
+    not_the_parent = str(psutil.Process().ppid())  # a live pid, but not the guard's parent
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(GUARD), not_the_parent, "touch", str(made)], timeout=60
+    )
+    assert done.returncode == 1 and not made.exists()
+    ours = [sys.executable, "-I", "-S", str(GUARD), str(os.getpid()), "sh", "-c", "exit 7"]
+    assert subprocess.run(ours, timeout=60).returncode == 7  # the server's status, passed on
 
 
 def test_what_a_server_leaves_in_its_group_goes_when_it_is_closed(tmp_path: Path) -> None:
