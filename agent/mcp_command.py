@@ -24,6 +24,7 @@ from agent.mcp_config import (
 )
 from server.paths import config_dir, state_dir
 
+LIST_WAIT_S = 5.0  # `list` waits this long for the servers to start, then shows them as they are
 SCOPES = {"user": "the user's mcp.json in beecode's config dir", "project": "the project .mcp.json"}
 
 
@@ -110,7 +111,7 @@ def _list(workspace: Path, config: Config) -> int:
 
         servers = McpServers(setup.servers, state_dir() / "mcp.log", connect_timeout_s=15)
         try:
-            servers.connect()
+            servers.connect(within_s=LIST_WAIT_S)  # one not up by then is listed as starting
             offers = servers.offers()
             for line in servers.status_lines()[:-1]:
                 name, state, detail = line.split(" · ")[:3]

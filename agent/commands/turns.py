@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.commands.load import Loaded, load
-from agent.commands.prompts import prompt_arguments
+from agent.commands.prompts import prompt_arguments, prompt_commands
 from agent.commands.registry import CommandRegistry, McpPrompt, parse
 from agent.commands.scope import ScopedRegistry, SkillScope, open_skill_folders
 from agent.config import Config
@@ -86,17 +86,25 @@ def setup_skills(
 
 class CommandAgent(Agent):
     def __init__(
-        self, *args: Any, skills: SkillSetup, mcp: McpServers | None = None, **kwargs: Any
+        self,
+        *args: Any,
+        skills: SkillSetup,
+        mcp: McpServers | None = None,
+        mcp_budget: int | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.skills = skills
         self.mcp = mcp  # for prompts and @server:uri attachments; the Runtime closes it
+        self.mcp_budget = mcp_budget  # tokens the listed MCP tools may take (tools.mcp.late)
 
     @property
     def commands(self) -> CommandRegistry:
         return self.skills.loaded.registry
 
     async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
+        for line in self.take_late_mcp():
+            emit(Notice(line, "warning"))
         parsed = parse(user_text.strip())
         command = self.commands.get(parsed[0]) if parsed else None
         if parsed is None or command is None:
@@ -131,6 +139,19 @@ class CommandAgent(Agent):
             return await super().run_turn(text, emit)
         finally:
             self.skills.scope.clear()
+
+    def take_late_mcp(self) -> list[str]:
+        """MCP servers start in the background: those up since the last look bring their tools
+        and prompts now, between turns (``tools.mcp.late``). One line per server that failed
+        or went down since."""
+        if self.mcp is None:
+            return []
+        from tools.mcp.late import take_late_tools
+
+        take_late_tools(self.registry, self.mcp, self.mcp_budget)
+        fresh = [c for c in prompt_commands(self.mcp) if self.commands.get(c.name) is None]
+        self.commands.add(fresh)
+        return self.mcp.news()
 
     async def _prompt(self, prompt: McpPrompt, text: str) -> str:
         assert self.mcp is not None  # a prompt command comes from a connected server

@@ -178,6 +178,7 @@ def run_headless(
     try:
         request = ConnectRequest(resume=resume, continue_latest=continue_latest)
         core = runtime.connect(request, progress)
+        runtime.settle_mcp(progress)
         return run_agent(core.agent, task, output_format, out, err, core.session_id or "")
     except (AppError, SessionError, RefusedRequest) as e:
         print(f"beecode: {e}", file=err)

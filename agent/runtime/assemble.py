@@ -89,10 +89,11 @@ def earlier_session(workspace: Path, resume: str | None, continue_latest: bool) 
 
 
 def connect_mcp(setup: McpSetup, progress: Progress | None) -> McpServers | None:
-    """The set-up MCP servers, connected at once (None when there is none). Each note, each
-    project server not approved yet and each server that fails costs one progress line; the
-    agent works without them. The caller owns what this returns and closes it
-    (``agent.runtime.Runtime`` does); the agent's tools only call it."""
+    """The set-up MCP servers, started in the background (None when there is none): this
+    returns at once. Each note and each project server not approved yet costs one progress
+    line; a server that fails is told at the next turn (``McpServers.news``) and the agent works
+    without it. The caller owns what this returns and closes it (``agent.runtime.Runtime``
+    does); the agent's tools only call it."""
     say = progress or (lambda line: None)
     for note in setup.notes:
         say(note)
@@ -110,9 +111,8 @@ def connect_mcp(setup: McpSetup, progress: Progress | None) -> McpServers | None
     )
 
     servers = McpServers(setup.servers, state_dir() / "mcp.log")
-    say(f"connecting MCP servers: {', '.join(setup.servers)}")
-    for problem in servers.connect():
-        say(problem)
+    say(f"starting MCP servers: {', '.join(setup.servers)}")
+    servers.start()
     return servers
 
 
@@ -253,4 +253,5 @@ def assemble_agent(
         vision=served.vision,
         skills=skills,
         mcp=mcp,
+        mcp_budget=tool_budget(config, served.n_ctx),
     )

@@ -78,10 +78,6 @@ class Runtime:
             config = dataclasses.replace(config, profile=request.profile)
         # A bad session id fails before a server starts.
         earlier = earlier_session(self.workspace, request.resume, request.continue_latest)
-        try:
-            served = self.serve_model(config, progress, switch=request.profile is not None)
-        except ServerError as e:
-            raise AppError(str(e)) from e
         # /clear, /resume and /model keep live MCP servers; the old agent's own tools are closed.
         setup = mcp_setup(self.workspace, config)
         if setup.unapproved and self.ask_mcp is not None and not self._mcp_asked:
@@ -90,8 +86,13 @@ class Runtime:
                 approve(self.workspace, list(setup.unapproved), config)
                 setup = mcp_setup(self.workspace, config)
         reuse = self.mcp is not None and self.mcp.serves(setup.servers)
+        # Started in the background, before the model server: both come up at the same time.
         mcp = self.mcp if reuse else connect_mcp(setup, lambda line: progress("step", line))
         try:
+            try:
+                served = self.serve_model(config, progress, switch=request.profile is not None)
+            except ServerError as e:
+                raise AppError(str(e)) from e
             tools = tool_registry(mcp, tool_budget(config, served.n_ctx))
             agent = assemble_agent(self.workspace, config, served, earlier, tools, mcp)
         except BaseException:
@@ -114,6 +115,18 @@ class Runtime:
             session_id=agent.session.id,
             compact=agent.compact,
         )
+
+    def settle_mcp(self, progress: Progress) -> None:
+        """Wait for the MCP servers still starting, each at most its connect timeout, and give
+        the agent their tools: a headless run has no UI to keep usable, and its one turn would
+        otherwise miss a late server's tools. One progress line per server that failed."""
+        from agent.commands.turns import CommandAgent
+
+        if self.mcp is None or not isinstance(self.agent, CommandAgent):
+            return
+        self.mcp.connect()
+        for line in self.agent.take_late_mcp():
+            progress("step", line)
 
     def serve_model(self, config: Config, progress: Progress, *, switch: bool) -> ServedModel:
         """The model the next agent talks to: the ``--endpoint``, or the managed server of the

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,6 +48,14 @@ async def run(ws: Path, servers: McpServers, replies: list[list[Step]]) -> list[
     return [e for e in events if isinstance(e, ToolCallFinished)]
 
 
+async def back_up(servers: McpServers, within_s: float = 60.0) -> None:
+    """Wait for the restart (a pause, then a new process: seconds on a loaded machine)."""
+    deadline = time.monotonic() + within_s
+    while not servers.status_lines()[0].startswith("f · connected"):
+        assert time.monotonic() < deadline, servers.status_lines()[0]
+        await asyncio.sleep(0.05)
+
+
 async def test_a_server_that_crashes_mid_call_is_marked_down(ws: Path, servers: McpServers) -> None:
     done = await run(
         ws,
@@ -61,10 +70,7 @@ async def test_a_server_that_crashes_mid_call_is_marked_down(ws: Path, servers: 
     assert done[2].output == "on\n[exit code 0]"
     assert servers.status_lines()[0].startswith("f · down · the server exited")
     # Started again after a pause, with the same tools: the next turn can use it.
-    for _ in range(200):
-        if servers.status_lines()[0].startswith("f · connected"):
-            break
-        await asyncio.sleep(0.05)
+    await back_up(servers)
     again = await run(ws, servers, [call("f_echo", {"text": "back"})])
     assert (again[0].output, again[0].is_error) == ("back", False)
 

@@ -68,6 +68,7 @@ def test_past_the_budget_one_tool_finds_and_calls_them(workspace: Path, budget: 
     runtime = ScriptedRuntime(workspace, script if budget == 50 else [], config)
     try:
         runtime.connect(ConnectRequest(), lambda key, line: None)
+        runtime.settle_mcp(lambda key, line: None)  # the servers start in the background
         names = tool_names(runtime)
         if budget == 2000:
             assert "time_get_current_time" in names and "mcp_tools" not in names

@@ -41,6 +41,7 @@ def test_a_project_server_starts_once_approved_with_a_scrubbed_env(
     approve(workspace, ["notes"], Config())
     servers = connect_mcp(mcp_setup(workspace, Config()), lines.append)
     assert servers is not None
+    assert servers.connect() == []  # started in the background: wait for it
     try:
         seen = {
             name: asyncio.run(servers.call("notes", "env_var", {"name": name})).output
@@ -53,6 +54,6 @@ def test_a_project_server_starts_once_approved_with_a_scrubbed_env(
             "OPENAI_API_KEY": "<unset>",
             "UNRELATED_SETTING": "<unset>",
         }
-        assert lines[-1] == "connecting MCP servers: notes"
+        assert lines[-1] == "starting MCP servers: notes"
     finally:
         servers.close()

@@ -60,6 +60,7 @@ def test_prompts_resources_and_attachments_reach_the_model(workspace: Path) -> N
     runtime = ScriptedRuntime(workspace, script, config)
     try:
         runtime.connect(ConnectRequest(), lambda key, line: None)
+        runtime.settle_mcp(lambda key, line: None)  # the server starts in the background
         assert runtime.extras("prompts") == ["notes:review"]
         assert turn(runtime, "/notes:review src/a.py focus=speed").stop_reason == "done"
         sent = runtime.model.requests[0].messages[-1]["content"]

@@ -6,6 +6,7 @@ serves the module and only the kill test starts its own."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -14,10 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import git
+import psutil
 import pytest
 
 from tests.tools.processes import wait_until_dead
 from tools.mcp.servers import McpServers
+from tools.mcp.spawn import GUARD
 from tools.mcp.tool import McpTool
 from tools.registry import ToolRegistry, default_registry
 from tools.tool import Tool, ToolContext
@@ -32,16 +35,14 @@ def git_server(repo: Path) -> dict[str, object]:
 
 
 def children(pattern: str) -> list[int]:
-    """PIDs of this process's live children whose command line contains ``pattern``."""
+    """PIDs of the live MCP servers this process started whose command line holds ``pattern``:
+    each runs as the child of its guard (tools/mcp/guard.py), which is this process's child."""
     found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == os.getpid() and pattern in cmdline:
-            found.append(int(stat.parent.name))
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            line = " ".join(child.cmdline())
+            if pattern in line and GUARD.name not in line and child.status() != "zombie":
+                found.append(child.pid)
     return found
 
 

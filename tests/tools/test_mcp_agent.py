@@ -1,7 +1,8 @@
-"""The runtime both faces use, with MCP servers from the config: connected when the agent is built,
-their tools in its registry and permissions, listed by /mcp, closed by the runtime alone (once, at
-shutdown or when a new agent does not reuse them). The endpoint is a closed port: building an
-agent does not need a model."""
+"""The runtime both faces use, with MCP servers from the config: started in the background when
+the agent is built, their tools in its registry and permissions once they are up (settle_mcp
+waits, as a headless run does), listed by /mcp, closed by the runtime alone (once, at shutdown
+or when a new agent does not reuse them). The endpoint is a closed port: building an agent does
+not need a model."""
 
 from __future__ import annotations
 
@@ -36,10 +37,11 @@ def test_the_agent_connects_its_servers_offers_their_tools_and_closes_them(
     before = set(children("mcp-server-time"))
     runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT, mcp_servers=SERVERS))
     agent = runtime.connect(ConnectRequest(), lambda key, line: lines.append(line)).agent
+    runtime.settle_mcp(lambda key, line: lines.append(line))
     try:
         [pid] = set(children("mcp-server-time")) - before
         assert lines == [
-            "connecting MCP servers: time, gti",
+            "starting MCP servers: time, gti",
             f"mcp server 'gti': command not found: {MISSING}",
         ]
         names = agent.registry.names()
@@ -78,6 +80,7 @@ def test_the_runtime_lists_servers_with_status_and_closes_them_on_quit(tmp_path:
     before = set(children("mcp-server-time"))
     progress: list[str] = []
     core = runtime.connect(ConnectRequest(), lambda key, line: progress.append(line))
+    runtime.settle_mcp(lambda key, line: progress.append(line))
     [pid] = set(children("mcp-server-time")) - before
     listed = runtime.extras("mcp")
     assert listed[0].startswith("time · connected · 2 tools · ")
@@ -85,6 +88,7 @@ def test_the_runtime_lists_servers_with_status_and_closes_them_on_quit(tmp_path:
     assert f"mcp server 'gti': command not found: {MISSING}" in progress
     assert core.agent is not None
     runtime.connect(ConnectRequest(), lambda key, line: None)  # /clear: gti gets another try
+    runtime.settle_mcp(lambda key, line: None)
     [again] = set(children("mcp-server-time")) - before - {pid}
     assert wait_until_dead(pid)
     runtime.shutdown()
@@ -96,6 +100,7 @@ def test_the_runtime_keeps_live_servers_for_the_next_agent(tmp_path: Path) -> No
     runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT, mcp_servers={"time": TIME}))
     before = set(children("mcp-server-time"))
     runtime.connect(ConnectRequest(), lambda key, line: None)
+    runtime.settle_mcp(lambda key, line: None)
     first = set(children("mcp-server-time")) - before
     core = runtime.connect(ConnectRequest(), lambda key, line: None)  # /clear
     try:
@@ -141,7 +146,7 @@ def test_a_headless_run_closes_the_servers_it_connected(
     before = set(children("mcp-server-time"))
     status = cli.main(["-p", "hi", "--endpoint", ENDPOINT, "--output-format", "json"])
     assert status == 1  # the endpoint never answers: the run ends with a model error
-    assert "beecode: connecting MCP servers: time" in capsys.readouterr().err
+    assert "beecode: starting MCP servers: time" in capsys.readouterr().err
     assert (tmp_path / "state" / "mcp.log").is_file()  # the server was started, and is gone:
     left = set(children("mcp-server-time")) - before
     assert all(wait_until_dead(pid) for pid in left), left

@@ -32,19 +32,23 @@ class Link:
         self.listed: list[types.Tool] = []
         self.prompts: list[types.Prompt] = []
         self.resources: list[types.Resource] = []
-        self.state = "connecting"  # connected, failed, down (died later), restarting, closed
+        self.state = "starting"  # connected, failed, down (died later), restarting, closed
         self.problem = ""
-        self.ready = asyncio.Event()
+        self.told = ""  # the problem last told to the user (McpServers.news)
+        self.started = asyncio.Event()  # the first start is over, whichever way it went
+        self.ready = asyncio.Event()  # the current start is over
+        self.attempt: asyncio.Task[None] | None = None  # the current start's task
         self.stop = asyncio.Event()
         self.calls: set[asyncio.Task[Any]] = set()
         self.stderr_path: Path | None = None  # a stdio server's, set when it is started
         self.restarts = 0
 
     def fail(self, problem: str) -> None:
-        """Mark the server unusable (first reason wins) and let its holder close the transport."""
-        if self.state in ("connecting", "connected", "restarting"):
-            self.state = "failed" if self.state == "connecting" else "down"  # down: restarted
-            tail = self.stderr_tail() if problem.startswith(("exited", "the server exited")) else ""
+        """Mark the server unusable (the first reason of this start wins, so a failed restart
+        tells its own) and let its holder close the transport."""
+        if self.state in ("starting", "connected", "restarting"):
+            self.state = "failed" if self.state == "starting" else "down"  # down: restarted
+            tail = self.stderr_tail()
             self.problem = problem + (f"; stderr: {tail}" if tail else "")
         self.session = None
         self.stop.set()

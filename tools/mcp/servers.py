@@ -1,11 +1,15 @@
-"""The configured MCP servers: connected at once, their tools offered, calls relayed, then closed.
+"""The configured MCP servers: started in the background, their tools offered, calls relayed,
+watched, restarted, then closed.
 
 The SDK's sessions live on an event loop of their own in a daemon thread, so they outlive any one
 loop of the agent (headless runs its turn in ``asyncio.run``; the TUI has Textual's loop) and a
-tool call from any loop just awaits a future. A server that fails to start, stops answering or
-dies costs one line; the others and the agent carry on. Every request has a timeout (the SDK's
-default waits forever). ``mcp`` is imported here and in tools.mcp.requests only; import them only
-when a server is configured (the SDK costs ~0.7 s).
+tool call from any loop just awaits a future. ``start()`` returns at once: each server is
+"starting" until it is up or its start timed out. A server that fails to start, stops answering
+(a call or an idle ping gets no reply) or dies costs one line with its stderr tail; it is
+started again with a doubling pause, and the others and the agent carry on. Every request has a
+timeout (the SDK's default waits forever). Each stdio server runs under tools/mcp/guard.py, so
+none outlives beecode, even a SIGKILLed one. ``mcp`` is imported in tools.mcp only; import these
+modules only when a server is configured (the SDK costs ~0.7 s).
 """
 
 from __future__ import annotations
@@ -13,30 +17,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
-from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
-from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp import ClientSession, MCPError, types
 from mcp.types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
-from tools.environment import network_env
 from tools.mcp.link import Link, offered_tool
 from tools.mcp.problems import CLOSED, problem_of, sdk_logs_to
-from tools.mcp.requests import answers_ping, list_extras, list_tools
+from tools.mcp.requests import PING_TIMEOUT_S, answers_ping, list_extras, list_tools
+from tools.mcp.spawn import open_transport
 from tools.mcp.tool import McpTool, mcp_tools, result_images, result_text
-from tools.redacted_log import RedactedLog
 from tools.tool import ToolResult
 
 CONNECT_TIMEOUT_S = 30.0  # spawn + initialize + tools/list (a Python server needs ~1 s)
 CALL_TIMEOUT_S = 300.0
 RESTART_PAUSE_S, RESTART_CAP_S, MAX_RESTARTS = 1.0, 30.0, 5  # a dead server is started again
+STABLE_S = 60.0  # a server that ran this long before it died starts the restart count afresh
+PING_EVERY_S = 30.0  # an idle server is pinged: a hung one is found before a call waits on it
 CLOSE_TIMEOUT_S = 10.0  # the SDK gives a stdio server 2 s after EOF, then 2 s after SIGTERM
 T = TypeVar("T")
 
@@ -51,39 +53,67 @@ class McpServers:
         *,
         connect_timeout_s: float = CONNECT_TIMEOUT_S,
         call_timeout_s: float = CALL_TIMEOUT_S,
+        ping_every_s: float = PING_EVERY_S,
     ) -> None:
         self.log_path = log_path
         self.connect_timeout_s, self.call_timeout_s = connect_timeout_s, call_timeout_s
+        self.ping_every_s = ping_every_s
         self._links = {name: Link(name, spec) for name, spec in specs.items()}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp", daemon=True)
         self._holders: list[asyncio.Task[None]] = []
         self._closing = asyncio.Event()
         self._closed = False
+        self._started: Future[None] | None = None  # done when no server is starting any more
 
     # The caller's side: any thread or event loop.
 
-    def connect(self) -> list[str]:
-        """Connect every server concurrently; one line per server that could not be connected."""
+    def start(self) -> None:
+        """Start every server in the background (concurrently); returns at once."""
+        if self._started is not None:
+            return
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         sdk_logs_to(self.log_path)
         self.log_path.touch()  # the SDK's records; each server's stderr beside it
         self._thread.start()
-        self._submit(self._connect_all()).result()
+        self._started = self._submit(self._start_all())
+
+    def connect(self, within_s: float | None = None) -> list[str]:
+        """Start the servers (if not yet) and wait until none is starting, at most ``within_s``
+        (each has its connect timeout anyway); one line per server that is not up."""
+        self.start()
+        assert self._started is not None
+        with contextlib.suppress(FutureTimeout):
+            self._started.result(timeout=within_s)
         return [link.line() for link in self._links.values() if link.state != "connected"]
+
+    def starting(self) -> list[str]:
+        """The servers still starting for the first time."""
+        return [link.name for link in self._links.values() if link.state == "starting"]
+
+    def news(self) -> list[str]:
+        """One line per server that failed or went down since the last call (a failed restart
+        tells its own reason)."""
+        lines = []
+        for link in self._links.values():
+            if link.state in ("failed", "down") and link.problem != link.told:
+                link.told = link.problem
+                lines.append(link.line())
+        return lines
 
     def serves(self, specs: Mapping[str, Mapping[str, Any]]) -> bool:
         """Whether these are the servers of ``specs``, all open: a new agent may reuse them (a
         failed or dead one gets another try when they are connected anew)."""
         same = {name: link.spec for name, link in self._links.items()} == specs
-        live = all(link.state == "connected" for link in self._links.values())
+        live = all(link.state in ("starting", "connected") for link in self._links.values())
         return same and live and not self._closed
 
-    def tools(self, taken: set[str]) -> list[McpTool]:
-        """The connected servers' tools, in config order then each server's order."""
+    def tools(self, taken: set[str], skip: Collection[str] = ()) -> list[McpTool]:
+        """The connected servers' tools, in config order then each server's order; none of the
+        servers in ``skip``."""
         made: list[McpTool] = []
         for link in self._links.values():
-            if link.state == "connected":
+            if link.state == "connected" and link.name not in skip:
                 offered = [t for t in link.listed if offered_tool(t.name, link.spec)]
                 made += mcp_tools(link.name, offered, self, taken)
         return made
@@ -141,33 +171,40 @@ class McpServers:
 
     # The MCP loop's side.
 
-    async def _connect_all(self) -> None:
-        async def ready(link: Link, holder: asyncio.Task[None]) -> None:
-            try:
-                await asyncio.wait_for(link.ready.wait(), self.connect_timeout_s)
-            except TimeoutError:
-                link.fail(f"no reply within {self.connect_timeout_s:g} s")
-                holder.cancel()
-
+    async def _start_all(self) -> None:
         self._holders = [asyncio.create_task(self._hold(link)) for link in self._links.values()]
-        await asyncio.gather(*map(ready, self._links.values(), self._holders))
+        await asyncio.gather(*(link.started.wait() for link in self._links.values()))
 
     async def _hold(self, link: Link) -> None:
-        """Keep the server's session open until told to stop; one that dies after it was up is
-        started again after a pause that doubles each time (capped), up to MAX_RESTARTS.
+        """Keep the server's session open until told to stop; one that dies after it was up, or
+        whose restart fails, is started again after a pause that doubles each time (capped), up
+        to MAX_RESTARTS in a row (a run of STABLE_S starts the count afresh).
 
-        The transport's task groups must be left in the task that entered them, hence one
-        long-lived task per server."""
-        pause = RESTART_PAUSE_S
+        The transport's task groups must be left in the task that entered them, hence one task
+        per start (``link.attempt``), which a start that takes too long or close() cancels."""
+        pause, clock = RESTART_PAUSE_S, asyncio.get_running_loop().time
         while True:
-            await self._session(link)
+            began = clock()
+            link.ready = asyncio.Event()
+            link.attempt = asyncio.create_task(self._session(link))
+            try:
+                await asyncio.wait_for(asyncio.shield(link.ready.wait()), self.connect_timeout_s)
+            except TimeoutError:
+                link.fail(f"no reply within {self.connect_timeout_s:g} s")
+                link.attempt.cancel()
+            link.started.set()
+            await asyncio.gather(link.attempt, return_exceptions=True)
+            if clock() - began > STABLE_S:
+                pause, link.restarts = RESTART_PAUSE_S, 0
+            if link.state == "down" and link.restarts >= MAX_RESTARTS:
+                link.problem += f"; not started again after {MAX_RESTARTS} restarts"
             if link.state != "down" or self._closed or link.restarts >= MAX_RESTARTS:
                 return
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._closing.wait(), pause)  # close() ends the wait
             if self._closed:
                 return
-            pause = min(pause * 2, RESTART_CAP_S)
+            pause = min(pause * 2, RESTART_CAP_S)  # for the next failure
             link.restarts += 1
             link.state, link.stop = "restarting", asyncio.Event()
 
@@ -176,49 +213,42 @@ class McpServers:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await self._open(link, stack)
+                # The start's requests wait as long as a start may take (the server may still
+                # be importing its code); calls and pings say their own timeouts.
                 session = await stack.enter_async_context(
-                    ClientSession(read, write, read_timeout_seconds=self.call_timeout_s)
+                    ClientSession(read, write, read_timeout_seconds=self.connect_timeout_s)
                 )
                 await session.initialize()
                 listed = await list_tools(session)
                 link.prompts, link.resources = await list_extras(session)
-                if link.state == "connecting":  # the tools offered stay those of the first start
+                if link.state == "starting":  # the tools offered stay those of the first start
                     link.listed = listed
-                if link.state in ("connecting", "restarting"):
+                if link.state in ("starting", "restarting"):
                     link.session, link.state, link.problem = session, "connected", ""
                 link.ready.set()
-                await link.stop.wait()
+                await self._watch(link, session)
         except (Exception, asyncio.CancelledError) as error:
             problem = problem_of(error, link.spec)
-            if problem == CLOSED and link.state == "connecting":
+            if problem == CLOSED and link.state == "starting":
                 problem = "exited during start"
             link.fail(problem)  # with the server's last stderr lines when it exited
         finally:
             link.session = None
             link.ready.set()
 
+    async def _watch(self, link: Link, session: ClientSession) -> None:
+        """Wait for the stop, pinging the server whenever it has been idle for a while: one that
+        does not answer is hung (a call in flight has its own timeout and ping)."""
+        while not link.stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(link.stop.wait(), self.ping_every_s)
+            if not link.stop.is_set() and not link.calls and not await answers_ping(session):
+                link.fail(f"hung: no reply to a ping within {PING_TIMEOUT_S:g} s")
+
     async def _open(self, link: Link, stack: contextlib.AsyncExitStack) -> Any:
-        spec = link.spec
-        if "url" in spec and spec.get("type") == "sse":
-            return await stack.enter_async_context(sse_client(spec["url"], spec.get("headers")))
-        if "url" in spec:
-            http = create_mcp_http_client(headers=spec.get("headers"))
-            await stack.enter_async_context(http)
-            return await stack.enter_async_context(
-                streamable_http_client(spec["url"], http_client=http)
-            )
-        params = StdioServerParameters(
-            command=spec["command"],
-            args=spec.get("args", []),
-            # over the SDK's safe set (PATH, HOME, ...): proxies and CA files, then the config's
-            env=network_env() | spec.get("env", {}),
-            cwd=spec.get("cwd"),
-            encoding_error_handler="replace",  # one bad byte must not kill the reader
-        )
-        # Its stderr (banners, tracebacks) goes to a file of its own, never to the terminal.
-        link.stderr_path = self.log_path.with_name(f"{self.log_path.stem}.{link.name}.stderr")
-        sink = stack.enter_context(RedactedLog(link.stderr_path))  # redacted, bounded
-        return await stack.enter_async_context(stdio_client(params, errlog=sink.pipe()))
+        if "url" not in link.spec:  # its stderr goes to a file of its own, beside the log
+            link.stderr_path = self.log_path.with_name(f"{self.log_path.stem}.{link.name}.stderr")
+        return await open_transport(link.spec, stack, link.stderr_path)
 
     async def _call(self, link: Link, tool: str, args: dict[str, Any]) -> ToolResult:
         session = link.session
@@ -257,7 +287,9 @@ class McpServers:
     async def _close_all(self) -> None:
         self._closing.set()
         for link in self._links.values():
-            if link.state == "connected":
+            if link.state in ("starting", "connected", "restarting"):
+                if link.state != "connected" and link.attempt is not None:
+                    link.attempt.cancel()  # a start still under way is not waited for
                 link.state = "closed"  # before the stop: teardown noise is not a failure
             link.stop.set()
         await asyncio.gather(*self._holders, return_exceptions=True)
