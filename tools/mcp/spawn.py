@@ -73,4 +73,4 @@ async def open_transport(
         )
     assert stderr_path is not None  # a stdio server's
     sink = stack.enter_context(RedactedLog(stderr_path))
-    return await stack.enter_async_context(stdio_client(server_params(spec), errlog=sink.stream))
+    return await stack.enter_async_context(stdio_client(server_params(spec), errlog=sink.pipe()))
