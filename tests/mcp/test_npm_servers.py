@@ -41,6 +41,7 @@ def runtime(
     )
     made = ScriptedRuntime(workspace, [], config, n_ctx=65536)  # the documents are long
     made.connect(ConnectRequest(), lambda key, line: None)
+    made.settle_mcp(lambda key, line: None)  # the servers start in the background
     yield made
     made.shutdown()
 

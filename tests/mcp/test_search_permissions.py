@@ -53,6 +53,7 @@ def run_turn(script: list[Any], deny: list[str]) -> tuple[list[str], list[Permis
     runtime = ScriptedRuntime(Path.cwd(), [*script, answer("done")], config)
     try:
         runtime.connect(ConnectRequest(), lambda key, line: None)
+        runtime.settle_mcp(lambda key, line: None)  # the server starts in the background
         assert runtime.agent is not None
         assert "mcp_tools" in runtime.agent.registry.names()
         asyncio.run(runtime.agent.run_turn("go", emit))

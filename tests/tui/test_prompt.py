@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
 
 from agent.config import Config
 from agent.model.scripted import Hold
-from agent.tui.widgets.prompt import CompletionMenu, PromptInput
+from agent.tui.widgets.prompt import CompletionMenu, Prompt, PromptInput
 from tests.factory import ENDPOINT, ScriptedRuntime, answer
 from tests.tui.harness import running, send, shown, turn, until
 
@@ -102,7 +103,12 @@ class TestCompletion:
     ) -> None:
         notes = {"command": sys.executable, "args": [str(NOTES_SERVER)]}
         config = Config(endpoint=ENDPOINT, tool_mode="native", mcp_servers={"notes": notes})
-        async with running(ScriptedRuntime(workspace, OKS, config)) as (app, pilot):
+        runtime = ScriptedRuntime(workspace, OKS, config)
+        async with running(runtime) as (app, pilot):
+            # The server starts in the background; once it is up, a poll hands its offers over.
+            await asyncio.to_thread(runtime.settle_mcp, lambda key, line: None)
+            app.poll_server()
+            await until(pilot, lambda: app.main.query_one(Prompt).mcp.prompts)
             await pilot.press(*"/notes")
             assert menu_options(app) == ["/notes:review"]
             await pilot.press("tab")
