@@ -1,9 +1,9 @@
 """`beecode server up`: start llama-server in the background, owned by a detached supervisor.
 
-up() plans the launch, writes the server record, spawns `python -m server.process.supervise` in
-its own session so the server outlives the command that started it, and follows the record until the
-server is healthy or has failed. Stopping and finding it are server.process.state's down() and
-running().
+up() spawns `python -m server.process.supervise` in its own session (so the server outlives the
+command that started it) first, plans the launch while that Python starts and imports, writes the
+server record the supervisor waits for, and follows the record until the server is healthy or has
+failed. Stopping and finding it are server.process.state's down() and running().
 """
 
 from __future__ import annotations
@@ -55,30 +55,45 @@ def up(
             f"{current.url}; stop it first with `beecode server down`"
         )
     check_host(host, api_key)  # an open host needs a key the user chose, not the machine's
-    plan = prepare_launch(
-        profile_name,
-        host=host,
-        port=port,
-        api_key=api_key,
-        # Without a key of the user's, this machine's: other local users cannot drive the model.
-        api_key_file=None if api_key else machine_key_file(),
-        hooks=hooks,
-        pip_args=pip_args,
+    token = uuid.uuid4().hex
+    # Started before planning, so its Python start and imports overlap the plan (~0.1 s of CPU):
+    # it waits for the record carrying this token, and gives up when this command is gone.
+    supervisor = subprocess.Popen(
+        [sys.executable, "-m", SUPERVISOR_MODULE, "--state", str(state_path()), "--token", token],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
-    if port_in_use(plan.host, plan.port):
-        raise LaunchError(
-            f"port {plan.port} on {plan.host} is already in use; choose another with --port"
+    try:
+        plan = prepare_launch(
+            profile_name,
+            host=host,
+            port=port,
+            api_key=api_key,
+            # Without a key of the user's, this machine's: other local users cannot drive it.
+            api_key_file=None if api_key else machine_key_file(),
+            hooks=hooks,
+            pip_args=pip_args,
         )
-    return _start_detached(plan, hooks or Hooks(), timeout_s)
+        if port_in_use(plan.host, plan.port):
+            raise LaunchError(
+                f"port {plan.port} on {plan.host} is already in use; choose another with --port"
+            )
+    except BaseException:
+        supervisor.kill()  # it has not started anything yet: no record carried its token
+        supervisor.wait()
+        raise
+    return _start_detached(plan, hooks or Hooks(), timeout_s, supervisor, token)
 
 
-def _launch_record(plan: LaunchPlan, timeout_s: float) -> dict[str, object]:
+def _launch_record(plan: LaunchPlan, timeout_s: float, token: str) -> dict[str, object]:
     argv = plan.argv
     spec = argv[argv.index("--spec-type") + 1] if "--spec-type" in argv else None
     engine = plan.engine
     memory = plan.memory
     return {
-        "token": uuid.uuid4().hex,
+        "token": token,
         "profile": plan.profile.name,
         "host": plan.host,
         "port": plan.port,
@@ -114,24 +129,23 @@ def _launch_record(plan: LaunchPlan, timeout_s: float) -> dict[str, object]:
     }
 
 
-def _start_detached(plan: LaunchPlan, hooks: Hooks, timeout_s: float) -> RunningServer:
+def _start_detached(
+    plan: LaunchPlan,
+    hooks: Hooks,
+    timeout_s: float,
+    supervisor: subprocess.Popen[bytes],
+    token: str,
+) -> RunningServer:
     path, log = state_path(), log_path()
     if log.exists():
         log.replace(log.with_name(log.name + ".1"))
-    record = _launch_record(plan, timeout_s)
-    write_record(path, record)
-    with log.open("ab") as out:
-        supervisor = subprocess.Popen(
-            [sys.executable, "-m", SUPERVISOR_MODULE, "--state", str(path)],
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    record = _launch_record(plan, timeout_s, token)
     try:
+        write_record(path, record)  # the supervisor starts the server once it reads this
         return _wait_started(supervisor, hooks, Path(str(record["model"])).name, timeout_s + 30)
     except BaseException:  # failed, timed out or interrupted: leave nothing running
         down()
+        supervisor.kill()  # one still waiting for the record (its server dies with it)
         supervisor.wait()
         raise
 

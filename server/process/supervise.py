@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
 from server.errors import ServerError
@@ -20,12 +21,28 @@ from server.process.managed import ManagedServer
 from server.process.state import read_record, update_record
 
 
-def supervise(path: Path) -> int:
+def wait_for_record(path: Path, token: str) -> bool:
+    """Until the record carrying token is written (`server up` starts this process before it has
+    planned the launch); False when the command that started it is gone first."""
+    parent = os.getppid()
+    started = time.monotonic()
+    while (read_record(path) or {}).get("token") != token:
+        if os.getppid() != parent:
+            return False
+        # Quick polls while a cached plan takes a fraction of a second; slower through a build.
+        time.sleep(0.005 if time.monotonic() - started < 5 else 0.2)
+    return True
+
+
+def supervise(path: Path, token: str | None = None) -> int:
     """The detached supervisor: run the recorded launch until its record goes away or SIGTERM."""
+    if token is not None and not wait_for_record(path, token):
+        return 1
     record = read_record(path)
     if record is None:
         return 1
     token = record["token"]
+    _output_to(Path(record["log"]))
 
     def report(server: ManagedServer, status: str) -> None:
         update_record(
@@ -69,10 +86,21 @@ def supervise(path: Path) -> int:
     return 1 if server.failure else 0
 
 
+def _output_to(log: Path) -> None:
+    """This process's own stdout and stderr (a traceback, if any) go to the server log."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)  # as open("ab") makes it
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m server.process.supervise")
     parser.add_argument("--state", required=True, type=Path, help="the server record to run")
-    return supervise(parser.parse_args(argv).state)
+    parser.add_argument("--token", help="wait for the record that carries this token")
+    args = parser.parse_args(argv)
+    return supervise(args.state, args.token)
 
 
 if __name__ == "__main__":

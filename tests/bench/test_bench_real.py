@@ -84,6 +84,7 @@ def test_quick_bench_of_an_endpoint_runs_it_as_configured(
     assert row["completion_tokens"]["median"] > 0 and summary["servers"][0]["build_info"]
 
 
+@pytest.mark.timeout(1800)  # ~20K prompt tokens: 1-2 min on 2 idle cores, far more under load
 def test_the_agent_suite_runs_its_whole_history_on_tiny(
     tiny_server: str, own_dirs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
