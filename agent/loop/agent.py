@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Callable
 from typing import Any, Literal
 
 from agent.config import Config
@@ -99,6 +100,9 @@ class Agent:
         self._runner = CallRunner(registry, permissions, ctx, session)
         self._task: asyncio.Task[TurnFinished] | None = None
         self._cancelled = False
+        # Read the next request's figures once (the runtime checks a prompt-cache restore).
+        self.on_next_stats: Callable[[RequestStats], Notice] | None = None
+        self._tools_sent: list[dict[str, Any]] = []
 
     async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
         """One user turn: model and tool steps until the model answers or the turn stops."""
@@ -171,6 +175,7 @@ class Agent:
     async def _ask(self, turn: _Turn, step: Step) -> Reply:
         """One model reply, read by the policy; compacts first when the history nears the
         context size, and once more (then gives up) when the server still says it does not fit."""
+        self._tools_sent = step.tools  # a summary request sends them too: the same prefix
         await self._compact(turn.emit, force=False)
         for attempt in range(2):
             reply = Reply()
@@ -197,6 +202,9 @@ class Agent:
                 turn.stats.append(reply.stats)
                 self.session.append({"type": "stats", **dataclasses.asdict(reply.stats)})
                 turn.emit(StepStats(reply.stats))
+                if self.on_next_stats is not None:
+                    turn.emit(self.on_next_stats(reply.stats))
+                    self.on_next_stats = None
             self.policy.read(reply)
             return reply
         raise AssertionError("unreachable")
@@ -261,7 +269,7 @@ class Agent:
     async def compact(self) -> str:
         """Shorten the history (``agent.loop.compaction``); returns a one-line note."""
         before = len(self.messages)
-        shorter = await shorter_history(self.messages, self.model)
+        shorter = await shorter_history(self.messages, self.model, self._tools_sent)
         if shorter is None:
             return "Nothing to compact: the conversation is one short exchange."
         self.messages = shorter

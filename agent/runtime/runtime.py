@@ -56,6 +56,10 @@ class Runtime:
         self._model_name = ""
         self.ask_mcp: Callable[[dict[str, str]], bool] | None = None  # set by a face that asks
         self._mcp_asked = False  # once per run: /clear and /resume do not ask again
+        # The agent's history length when it came, and whether the server's slot holds its
+        # conversation: it does once the agent has made a request, or after a restore.
+        self._fresh_len = 0
+        self._slot_restored = False
 
     def connect(self, request: ConnectRequest, progress: Progress) -> Core:
         """A new agent (a new, resumed or continued session, maybe on another profile); the
@@ -78,6 +82,7 @@ class Runtime:
             config = dataclasses.replace(config, profile=request.profile)
         # A bad session id fails before a server starts.
         earlier = earlier_session(self.workspace, request.resume, request.continue_latest)
+        self.leave_session(progress)  # before a profile switch stops the server
         try:
             served = self.serve_model(config, progress, switch=request.profile is not None)
         except ServerError as e:
@@ -107,6 +112,9 @@ class Runtime:
         if self.agent is not None:
             self.agent.close()  # its background jobs belong to the old conversation
         self.config, self.mcp, self.agent, self._model_name = config, mcp, agent, served.name
+        self._fresh_len = len(agent.messages)
+        if earlier is not None:
+            self._restore(progress)
         return Core(
             agent=agent,
             facts=self._facts(agent),
@@ -137,6 +145,40 @@ class Runtime:
         url = up(profile, hooks=_hooks(progress)).url
         self.started_server = self.started_server or current is None
         return url
+
+    def leave_session(self, progress: Progress | None = None) -> None:
+        """Save the current session's prompt cache in the server before the session is left
+        or the server stops (``agent.runtime.slot_cache``)."""
+        agent = self.agent
+        if agent is None or not (self._slot_restored or len(agent.messages) > self._fresh_len):
+            return
+        from agent.runtime.slot_cache import managed_slots, prefix_of
+
+        cache = managed_slots(self.config)
+        if cache is not None:
+            prefix = prefix_of(self._model_name, agent.messages, agent.registry.schemas())
+            line = cache.save(agent.session.id, prefix)
+            if line and progress is not None:
+                progress("step", line)
+
+    def _restore(self, progress: Progress) -> None:
+        """Restore the current session's prompt cache when it matches what will be sent; the
+        agent's next request then says whether it took effect."""
+        from functools import partial
+
+        from agent.runtime.slot_cache import managed_slots, restore_effect
+
+        agent, cache = self.agent, managed_slots(self.config)
+        self._slot_restored = False
+        if agent is None or cache is None:
+            return
+        schemas = agent.registry.schemas()
+        n, line = cache.restore(agent.session.id, self._model_name, agent.messages, schemas)
+        if line:
+            progress("step", line)
+        if n:
+            self._slot_restored = True
+            agent.on_next_stats = partial(restore_effect, n)
 
     def _facts(self, agent: Agent) -> Facts:
         from agent.runtime.baseline import measured_baseline  # loads the bench code
@@ -200,14 +242,17 @@ class Runtime:
 
         current = running()
         profile = current.profile if current is not None else self.config.profile
+        self.leave_session(progress)
         progress("step", "stopping the server")
         down()
         up(profile, hooks=_hooks(progress))
         self.started_server = True
+        self._restore(progress)  # the conversation goes on without being read in again
 
     def shutdown(self, *, stop_server: bool = True) -> None:
         """Close the agent (its background jobs would outlive beecode) and the MCP servers; stop
         the managed server if this runtime started it and ``stop_server``."""
+        self.leave_session()
         if self.agent is not None:
             self.agent.close()
         if self.mcp is not None:

@@ -29,6 +29,7 @@ from server.launch.fit import MemoryPlan, plan_memory
 from server.launch.llama_argv import build_argv
 from server.models.fetch import ensure_model
 from server.models.gguf_info import read_gguf
+from server.paths import slots_dir
 from server.process.state import chosen_engine
 from server.profiles.builtin import default_profile_name
 from server.profiles.catalog import get_profile
@@ -102,5 +103,6 @@ def prepare_launch(
         api_key_file=api_key_file,
         target_info=target_info,
         draft_info=draft_info,
+        slot_dir=slots_dir(),
     )
     return LaunchPlan(argv, host, port, profile, dialect, memory, target, draft, built)
