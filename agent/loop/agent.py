@@ -145,7 +145,7 @@ class Agent:
                     answer = self.policy.answer(reply, turn.emit)
                     if answer is None:
                         continue  # set aside: the policy wants a tool step first
-                    return self._finish(turn, answer)
+                    return self._finish(turn, answer, reply.reasoning)
                 self._add(reply.message())
                 await self._run_calls(reply.calls, turn)
                 if (closing := self.policy.closing(self.registry.schemas())) is not None:
@@ -159,8 +159,11 @@ class Agent:
             turn.emit(ErrorEvent(str(e)))
             return self._finished(turn, "error", str(e))
 
-    def _finish(self, turn: _Turn, answer: str) -> TurnFinished:
-        self._add({"role": "assistant", "content": answer})
+    def _finish(self, turn: _Turn, answer: str, reasoning: str = "") -> TurnFinished:
+        # Reasoning goes back with the answer: a template that keeps it (Qwen 3.6 with
+        # preserve_thinking) then re-reads the reply as generated, and the prefix holds.
+        thought = {"reasoning_content": reasoning} if reasoning else {}
+        self._add({"role": "assistant", "content": answer, **thought})
         return self._finished(turn, "done", answer)
 
     def _finished(self, turn: _Turn, reason: StopReason, text: str) -> TurnFinished:
