@@ -44,15 +44,9 @@ def test_a_session_goes_on_after_a_server_restart_without_being_read_in_again(
     engine: Engine,
     qwen_path: Path,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    managed_port: int,
     servers_on: Callable[[int], list[int]],
 ) -> None:
-    from server.launch import plan
-
-    for name in ("DATA", "STATE", "CONFIG"):
-        monkeypatch.setenv(f"BEECODE_{name}_DIR", str(tmp_path / name.lower()))
-    port = free_port()
-    monkeypatch.setattr(plan, "DEFAULT_PORT", port)
     workspace = tmp_path / "ws"
     workspace.mkdir()
     config = Config(
@@ -74,7 +68,7 @@ def test_a_session_goes_on_after_a_server_restart_without_being_read_in_again(
         session = core.session_id
     finally:
         runtime.shutdown()  # saves the slot again, then stops the server it started
-    assert servers_on(port) == []
+    assert servers_on(managed_port) == []
 
     # The project memory changed the system prompt: the saved prefix no longer matches.
     (workspace / "AGENTS.md").write_text("Answer in one word.\n")
