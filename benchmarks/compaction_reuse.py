@@ -57,7 +57,7 @@ def run(out: Path | None) -> int:
         for i, name in enumerate(FILES):
             call = {"id": f"c{i}", "type": "function"}
             call["function"] = {"name": "read_file", "arguments": f'{{"path": "{name}"}}'}
-            body = (ROOT / name).read_text(encoding="utf-8")[:2500]
+            body = (ROOT / name).read_text(encoding="utf-8")[:1500]
             session.append_message({"role": "user", "content": f"Read {name}."})
             session.append_message({"role": "assistant", "content": "", "tool_calls": [call]})
             session.append_message({"role": "tool", "tool_call_id": f"c{i}", "content": body})

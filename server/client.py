@@ -180,10 +180,13 @@ def slot_file(
     body = {"filename": filename}
     data = _json(_request("POST", base_url, path, api_key=api_key, json=body, timeout_s=timeout_s))
     keys = ("n_saved", "n_written") if action == "save" else ("n_restored", "n_read")
-    timings = data.get("timings") if isinstance(data, dict) else None
-    values = [data.get(k) for k in keys] if isinstance(data, dict) else []
-    n_tokens, n_bytes = (v if isinstance(v, int) else None for v in values or (None, None))
-    if n_tokens is None or n_bytes is None or not isinstance(timings, dict):
+    fields = data if isinstance(data, dict) else {}
+    n_tokens, n_bytes, timings = fields.get(keys[0]), fields.get(keys[1]), fields.get("timings")
+    if (
+        not isinstance(n_tokens, int)
+        or not isinstance(n_bytes, int)
+        or not isinstance(timings, dict)
+    ):
         raise ServerError(f"server {action} of slot {slot_id} answered {str(data)[:120]}")
     ms = timings.get(f"{action}_ms", 0.0)
     return SlotFile(n_tokens, n_bytes, float(ms) if isinstance(ms, int | float) else 0.0)
