@@ -101,7 +101,7 @@ class Agent:
         self._task: asyncio.Task[TurnFinished] | None = None
         self._cancelled = False
         # Read the next request's figures once (the runtime checks a prompt-cache restore).
-        self.on_next_stats: Callable[[RequestStats], Notice] | None = None
+        self.on_next_stats: Callable[[RequestStats], Notice | None] | None = None
         self._tools_sent: list[dict[str, Any]] = []
 
     async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
@@ -206,8 +206,9 @@ class Agent:
                 self.session.append({"type": "stats", **dataclasses.asdict(reply.stats)})
                 turn.emit(StepStats(reply.stats))
                 if self.on_next_stats is not None:
-                    turn.emit(self.on_next_stats(reply.stats))
-                    self.on_next_stats = None
+                    note, self.on_next_stats = self.on_next_stats(reply.stats), None
+                    if note is not None:
+                        turn.emit(note)
             self.policy.read(reply)
             return reply
         raise AssertionError("unreachable")

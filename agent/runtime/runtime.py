@@ -20,6 +20,7 @@ from agent.runtime.progress import build_line, download_line
 
 if TYPE_CHECKING:
     from agent.loop.agent import Agent
+    from agent.loop.events import Notice, RequestStats
     from agent.runtime.assemble import ServedModel
     from server.cli.progress import Hooks
     from tools.mcp.servers import McpServers
@@ -56,10 +57,9 @@ class Runtime:
         self._model_name = ""
         self.ask_mcp: Callable[[dict[str, str]], bool] | None = None  # set by a face that asks
         self._mcp_asked = False  # once per run: /clear and /resume do not ask again
-        # The agent's history length when it came, and whether the server's slot holds its
-        # conversation: it does once the agent has made a request, or after a restore.
-        self._fresh_len = 0
-        self._slot_restored = False
+        # Whether the server's slot holds the agent's conversation: once the agent has made a
+        # request since it came (or since the server restarted), or after a restore.
+        self._slot_holds = False
 
     def connect(self, request: ConnectRequest, progress: Progress) -> Core:
         """A new agent (a new, resumed or continued session, maybe on another profile); the
@@ -112,9 +112,7 @@ class Runtime:
         if self.agent is not None:
             self.agent.close()  # its background jobs belong to the old conversation
         self.config, self.mcp, self.agent, self._model_name = config, mcp, agent, served.name
-        self._fresh_len = len(agent.messages)
-        if earlier is not None:
-            self._restore(progress)
+        self._restore(progress, resumed=earlier is not None)
         return Core(
             agent=agent,
             facts=self._facts(agent),
@@ -150,7 +148,7 @@ class Runtime:
         """Save the current session's prompt cache in the server before the session is left
         or the server stops (``agent.runtime.slot_cache``)."""
         agent = self.agent
-        if agent is None or not (self._slot_restored or len(agent.messages) > self._fresh_len):
+        if agent is None or not self._slot_holds:
             return
         from agent.runtime.slot_cache import managed_slots, prefix_of
 
@@ -161,24 +159,29 @@ class Runtime:
             if line and progress is not None:
                 progress("step", line)
 
-    def _restore(self, progress: Progress) -> None:
-        """Restore the current session's prompt cache when it matches what will be sent; the
-        agent's next request then says whether it took effect."""
-        from functools import partial
-
+    def _restore(self, progress: Progress, *, resumed: bool = True) -> None:
+        """The slot holds nothing of the current agent's conversation yet: restore it when
+        ``resumed`` and the saved prefix matches what will be sent. The agent's next request
+        then marks the slot as its own, and says whether a restore took effect."""
         from agent.runtime.slot_cache import managed_slots, restore_effect
 
-        agent, cache = self.agent, managed_slots(self.config)
-        self._slot_restored = False
-        if agent is None or cache is None:
+        agent = self.agent
+        self._slot_holds, n = False, 0
+        if agent is None:
             return
-        schemas = agent.registry.schemas()
-        n, line = cache.restore(agent.session.id, self._model_name, agent.messages, schemas)
-        if line:
-            progress("step", line)
-        if n:
-            self._slot_restored = True
-            agent.on_next_stats = partial(restore_effect, n)
+        cache = managed_slots(self.config) if resumed else None
+        if cache is not None:
+            schemas = agent.registry.schemas()
+            n, line = cache.restore(agent.session.id, self._model_name, agent.messages, schemas)
+            if line:
+                progress("step", line)
+            self._slot_holds = n > 0
+
+        def first_request(stats: RequestStats) -> Notice | None:
+            self._slot_holds = True
+            return restore_effect(n, stats) if n else None
+
+        agent.on_next_stats = first_request
 
     def _facts(self, agent: Agent) -> Facts:
         from agent.runtime.baseline import measured_baseline  # loads the bench code
