@@ -7,19 +7,23 @@ server processed (prompt_n) and served from its cache (cache_n), for the summary
 for the first request after the compaction. The script uses only APIs older than the fix, so
 the same file run from an export of an earlier commit measures the code before it.
 
-    python benchmarks/compaction_reuse.py [--out FILE]
+    python benchmarks/compaction_reuse.py [--no-host-cache] [--out FILE]
+
+--no-host-cache launches `tiny` with `--cache-ram 0`, as the GPU profiles run: no host-memory
+prompt cache to bring back a prompt the slot lost.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-from _common import ROOT, header, main_guard, save, scratch, served
+from _common import ROOT, header, main_guard, save, scratch
 
 FILES = ("agent/loop/agent.py", "server/client.py", "agent/sessions/store.py", "tools/tool.py")
 
@@ -38,11 +42,28 @@ class Recorder:
             yield chunk
 
 
+@contextlib.contextmanager
+def tiny_server(log: Path, host_cache: bool) -> Iterator[str]:
+    """`tiny` as `server up` launches it (``--cache-ram 0`` added without the host cache)."""
+    from server.launch.addresses import free_port
+    from server.launch.plan import prepare_launch
+    from server.process.managed import ManagedServer
+
+    plan = prepare_launch("tiny", port=free_port())
+    argv = plan.argv if host_cache else [*plan.argv, "--cache-ram", "0"]
+    server = ManagedServer(argv, log_path=log, host=plan.host, port=plan.port, restart=False)
+    server.start(timeout_s=300)
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
 def figures(stats: Any) -> dict[str, int]:
     return {"prompt_n": stats.prompt_n, "cache_n": stats.cache_n}
 
 
-def run(out: Path | None) -> int:
+def run(out: Path | None, host_cache: bool) -> int:
     info = header("compaction_reuse")
     with scratch("compact") as folder:
         os.environ["BEECODE_DATA_DIR"] = str(folder / "data")
@@ -62,7 +83,7 @@ def run(out: Path | None) -> int:
             session.append_message({"role": "assistant", "content": "", "tool_calls": [call]})
             session.append_message({"role": "tool", "tool_call_id": f"c{i}", "content": body})
             session.append_message({"role": "assistant", "content": f"Read {name}."})
-        with served("tiny", folder / "server.log") as (url, _plan):
+        with tiny_server(folder / "server.log", host_cache) as url:
             config = Config(
                 endpoint=url, temperature=0.0, max_tokens=48, max_steps=1, permission_mode="plan"
             )
@@ -91,6 +112,7 @@ def run(out: Path | None) -> int:
     print(f"reuse after the compaction: {share:.1%}")
     result = {
         **info,
+        "host_cache": host_cache,
         "before": figures(before),
         "summaries": [figures(s) for s in summaries],
         "after": figures(after),
@@ -102,9 +124,10 @@ def run(out: Path | None) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-host-cache", action="store_true", help="--cache-ram 0")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    return main_guard(lambda: run(args.out))
+    return main_guard(lambda: run(args.out, not args.no_host_cache))
 
 
 if __name__ == "__main__":
