@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from agent.limits import limit_problem, loosened
+from agent.toml_lines import line_of
 from server.paths import config_dir
 
 Mode = Literal["ask", "auto-edit", "yolo", "plan"]
@@ -75,6 +76,10 @@ class Config:
     sandbox: bool = False
     # Workspaces whose .beecode/config.toml may widen permissions (user config only).
     trusted_workspaces: list[str] = field(default_factory=list)
+    # A session's prompt cache saved by the managed server when the session is left, restored
+    # on resume: at most this many MiB in all (0: none kept), none older than this many days.
+    slot_cache_mb: int = 8192
+    slot_cache_days: float = 14.0
     # Settings an untrusted project config tried to set and that were ignored (for a notice).
     ignored_project_settings: list[str] = field(default_factory=list)
 
@@ -197,7 +202,7 @@ def _checked(key: str, value: Any, where: Path | str, text: str = "") -> Any:
     """The value converted to its field's type, or ConfigError naming where, key and problem."""
 
     def fail(problem: str, bad_key: str = key) -> ConfigError:
-        place = f"{where}:{_line_of(text, bad_key)}" if isinstance(where, Path) else where
+        place = f"{where}:{line_of(text, bad_key)}" if isinstance(where, Path) else where
         return ConfigError(f"{place}: {bad_key}: {problem}")
 
     if key not in _SPECS:
@@ -269,24 +274,6 @@ def _mcp_problem(value: Any) -> tuple[str, str] | None:
             if key in entry and _convert(entry[key], hint)[0] is not None:
                 return f"{name}.{key}", f"must be {_MCP_SHAPES[hint]}"
     return None
-
-
-def _line_of(text: str, dotted_key: str) -> int:
-    """The line setting a key: its own [table] header, else the key after its parent's header."""
-    lines = text.splitlines()
-    parts = dotted_key.split(".")
-
-    def header_line(depth: int) -> int | None:
-        name = r"\s*\.\s*".join(rf"""(?:{re.escape(p)}|"{re.escape(p)}")""" for p in parts[:depth])
-        found = (n for n, line in enumerate(lines) if re.match(rf"\s*\[+\s*{name}\s*\]", line))
-        return next(found, None)
-
-    own = header_line(len(parts))
-    if own is not None:
-        return own + 1
-    start = next((n for d in range(len(parts) - 1, 0, -1) if (n := header_line(d)) is not None), 0)
-    leaf = re.compile(rf"""\s*(["']?){re.escape(parts[-1])}\1\s*[=.]""")
-    return next((n + 1 for n in range(start, len(lines)) if leaf.match(lines[n])), start + 1)
 
 
 def _merge(into: dict[str, Any], new: Mapping[str, Any]) -> None:

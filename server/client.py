@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from server.errors import LaunchError, ServerError
 from server.launch.machine_key import key_for
@@ -159,6 +159,43 @@ def get_slots(base_url: str, api_key: str | None = None) -> list[dict[str, Any]]
     if not isinstance(data, list) or not all(isinstance(s, dict) for s in data):
         raise ServerError("server /slots is not a list of objects")
     return data
+
+
+@dataclass(frozen=True)
+class SlotFile:
+    """What a slot save or restore moved: the slot's tokens, the file's bytes, its milliseconds."""
+
+    n_tokens: int
+    n_bytes: int
+    ms: float
+
+
+def slot_file(
+    base_url: str,
+    slot_id: int,
+    action: Literal["save", "restore"],
+    filename: str,
+    *,
+    api_key: str | None = None,
+    timeout_s: float = 300.0,
+) -> SlotFile:
+    """POST /slots/{id}?action=save|restore: the slot's KV cache to or from ``filename`` in the
+    server's --slot-save-path. ServerError when the server has no such path (501), the file is
+    missing or does not fit this model and context."""
+    path = f"/slots/{slot_id}?action={action}"
+    body = {"filename": filename}
+    data = _json(_request("POST", base_url, path, api_key=api_key, json=body, timeout_s=timeout_s))
+    keys = ("n_saved", "n_written") if action == "save" else ("n_restored", "n_read")
+    fields = data if isinstance(data, dict) else {}
+    n_tokens, n_bytes, timings = fields.get(keys[0]), fields.get(keys[1]), fields.get("timings")
+    if (
+        not isinstance(n_tokens, int)
+        or not isinstance(n_bytes, int)
+        or not isinstance(timings, dict)
+    ):
+        raise ServerError(f"server {action} of slot {slot_id} answered {str(data)[:120]}")
+    ms = timings.get(f"{action}_ms", 0.0)
+    return SlotFile(n_tokens, n_bytes, float(ms) if isinstance(ms, int | float) else 0.0)
 
 
 def parse_metrics(text: str) -> dict[str, float]:

@@ -35,6 +35,14 @@ def state_dir() -> Path:
     return _dir("BEECODE_STATE_DIR", user_state_dir("beecode"))
 
 
+def slots_dir() -> Path:
+    """Saved llama-server slots (a session's prompt cache, ``--slot-save-path``): rebuildable by
+    prefill, pruned by the agent by age and size."""
+    path = state_dir() / "slots"
+    path.mkdir(mode=0o700, exist_ok=True)
+    return path
+
+
 def read_json_object(path: Path) -> dict[str, Any] | None:
     """The JSON object in a file; None when it is missing, unreadable or not an object."""
     try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Callable
 from typing import Any, Literal
 
 from agent.config import Config
@@ -102,6 +103,9 @@ class Agent:
         self._runner = CallRunner(registry, permissions, ctx, session)
         self._task: asyncio.Task[TurnFinished] | None = None
         self._cancelled = False
+        # Read the next request's figures once (the runtime checks a prompt-cache restore).
+        self.on_next_stats: Callable[[RequestStats], Notice | None] | None = None
+        self._tools_sent: list[dict[str, Any]] = []
 
     async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
         """One user turn: model and tool steps until the model answers or the turn stops."""
@@ -145,7 +149,7 @@ class Agent:
                     answer = self.policy.answer(reply, turn.emit)
                     if answer is None:
                         continue  # set aside: the policy wants a tool step first
-                    return self._finish(turn, answer)
+                    return self._finish(turn, answer, reply.reasoning)
                 self._add(reply.message())
                 await self._run_calls(reply.calls, turn)
                 if (closing := self.policy.closing(self.registry.schemas())) is not None:
@@ -159,8 +163,11 @@ class Agent:
             turn.emit(ErrorEvent(str(e)))
             return self._finished(turn, "error", str(e))
 
-    def _finish(self, turn: _Turn, answer: str) -> TurnFinished:
-        self._add({"role": "assistant", "content": answer})
+    def _finish(self, turn: _Turn, answer: str, reasoning: str = "") -> TurnFinished:
+        # Reasoning goes back with the answer: a template that keeps it (Qwen 3.6 with
+        # preserve_thinking) then re-reads the reply as generated, and the prefix holds.
+        thought = {"reasoning_content": reasoning} if reasoning else {}
+        self._add({"role": "assistant", "content": answer, **thought})
         return self._finished(turn, "done", answer)
 
     def _finished(self, turn: _Turn, reason: StopReason, text: str) -> TurnFinished:
@@ -175,6 +182,7 @@ class Agent:
     async def _ask(self, turn: _Turn, step: Step) -> Reply:
         """One model reply, read by the policy; compacts first when the history nears the
         context size, and once more (then gives up) when the server still says it does not fit."""
+        self._tools_sent = step.tools  # a summary request sends them too: the same prefix
         await self._compact(turn.emit, force=False)
         for attempt in range(2):
             reply = Reply()
@@ -201,6 +209,10 @@ class Agent:
                 turn.stats.append(reply.stats)
                 self.session.append({"type": "stats", **dataclasses.asdict(reply.stats)})
                 turn.emit(StepStats(reply.stats))
+                if self.on_next_stats is not None:
+                    note, self.on_next_stats = self.on_next_stats(reply.stats), None
+                    if note is not None:
+                        turn.emit(note)
             self.policy.read(reply)
             return reply
         raise AssertionError("unreachable")
@@ -275,7 +287,7 @@ class Agent:
     async def compact(self) -> str:
         """Shorten the history (``agent.loop.compaction``); returns a one-line note."""
         before = len(self.messages)
-        shorter = await shorter_history(self.messages, self.model)
+        shorter = await shorter_history(self.messages, self.model, self._tools_sent)
         if shorter is None:
             return "Nothing to compact: the conversation is one short exchange."
         self.messages = shorter

@@ -56,7 +56,8 @@ class Reply:
             }
             for c in self.calls
         ]
-        return {"role": "assistant", "content": self.text, "tool_calls": calls}
+        thought = {"reasoning_content": self.reasoning} if self.reasoning else {}
+        return {"role": "assistant", "content": self.text, **thought, "tool_calls": calls}
 
 
 def new_call_id() -> str:

@@ -20,6 +20,7 @@ from agent.runtime.progress import build_line, download_line
 
 if TYPE_CHECKING:
     from agent.loop.agent import Agent
+    from agent.loop.events import Notice, RequestStats
     from agent.runtime.assemble import ServedModel
     from server.cli.progress import Hooks
     from tools.mcp.servers import McpServers
@@ -56,6 +57,9 @@ class Runtime:
         self._model_name = ""
         self.ask_mcp: Callable[[dict[str, str]], bool] | None = None  # set by a face that asks
         self._mcp_asked = False  # once per run: /clear and /resume do not ask again
+        # Whether the server's slot holds the agent's conversation: once the agent has made a
+        # request since it came (or since the server restarted), or after a restore.
+        self._slot_holds = False
 
     def connect(self, request: ConnectRequest, progress: Progress) -> Core:
         """A new agent (a new, resumed or continued session, maybe on another profile); the
@@ -78,6 +82,7 @@ class Runtime:
             config = dataclasses.replace(config, profile=request.profile)
         # A bad session id fails before a server starts.
         earlier = earlier_session(self.workspace, request.resume, request.continue_latest)
+        self.leave_session(progress)  # before a profile switch stops the server
         # /clear, /resume and /model keep live MCP servers; the old agent's own tools are closed.
         setup = mcp_setup(self.workspace, config)
         if setup.unapproved and self.ask_mcp is not None and not self._mcp_asked:
@@ -108,6 +113,7 @@ class Runtime:
         if self.agent is not None:
             self.agent.close()  # its background jobs belong to the old conversation
         self.config, self.mcp, self.agent, self._model_name = config, mcp, agent, served.name
+        self._restore(progress, resumed=earlier is not None)
         return Core(
             agent=agent,
             facts=self._facts(agent),
@@ -150,6 +156,45 @@ class Runtime:
         url = up(profile, hooks=_hooks(progress)).url
         self.started_server = self.started_server or current is None
         return url
+
+    def leave_session(self, progress: Progress | None = None) -> None:
+        """Save the current session's prompt cache in the server before the session is left
+        or the server stops (``agent.runtime.slot_cache``)."""
+        agent = self.agent
+        if agent is None or not self._slot_holds:
+            return
+        from agent.runtime.slot_cache import managed_slots, prefix_of
+
+        cache = managed_slots(self.config)
+        if cache is not None:
+            prefix = prefix_of(self._model_name, agent.messages, agent.registry.schemas())
+            line = cache.save(agent.session.id, prefix)
+            if line and progress is not None:
+                progress("step", line)
+
+    def _restore(self, progress: Progress, *, resumed: bool = True) -> None:
+        """The slot holds nothing of the current agent's conversation yet: restore it when
+        ``resumed`` and the saved prefix matches what will be sent. The agent's next request
+        then marks the slot as its own, and says whether a restore took effect."""
+        from agent.runtime.slot_cache import managed_slots, restore_effect
+
+        agent = self.agent
+        self._slot_holds, n = False, 0
+        if agent is None:
+            return
+        cache = managed_slots(self.config) if resumed else None
+        if cache is not None:
+            schemas = agent.registry.schemas()
+            n, line = cache.restore(agent.session.id, self._model_name, agent.messages, schemas)
+            if line:
+                progress("step", line)
+            self._slot_holds = n > 0
+
+        def first_request(stats: RequestStats) -> Notice | None:
+            self._slot_holds = True
+            return restore_effect(n, stats) if n else None
+
+        agent.on_next_stats = first_request
 
     def _facts(self, agent: Agent) -> Facts:
         from agent.runtime.baseline import measured_baseline  # loads the bench code
@@ -213,14 +258,17 @@ class Runtime:
 
         current = running()
         profile = current.profile if current is not None else self.config.profile
+        self.leave_session(progress)
         progress("step", "stopping the server")
         down()
         up(profile, hooks=_hooks(progress))
         self.started_server = True
+        self._restore(progress)  # the conversation goes on without being read in again
 
     def shutdown(self, *, stop_server: bool = True) -> None:
         """Close the agent (its background jobs would outlive beecode) and the MCP servers; stop
         the managed server if this runtime started it and ``stop_server``."""
+        self.leave_session()
         if self.agent is not None:
             self.agent.close()
         if self.mcp is not None:

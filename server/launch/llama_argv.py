@@ -237,8 +237,10 @@ def build_argv(
     api_key_file: Path | None = None,
     target_info: GgufInfo | None = None,
     draft_info: GgufInfo | None = None,
+    slot_dir: Path | None = None,
 ) -> list[str]:
-    """The full command line; target_info/draft_info save re-reading GGUFs the caller has read."""
+    """The full command line; target_info/draft_info save re-reading GGUFs the caller has read.
+    ``slot_dir``: where the server may save and restore slots (a session's prompt cache)."""
     check_host(host, api_key)
     if draft is not None and draft_info is None:
         draft_info = read_gguf(draft)
@@ -250,6 +252,8 @@ def build_argv(
     _context_args(args, profile, ctx or profile.ctx, cache_types)
     _serving_args(args, profile)
     _extra_args(args, profile.extra_args)
+    if slot_dir is not None:
+        args.opt("--slot-save-path", slot_dir)
     args.need("--host", host)
     args.need("--port", port)
     if api_key:

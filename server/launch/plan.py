@@ -29,6 +29,7 @@ from server.launch.fit import MemoryPlan, plan_memory
 from server.launch.llama_argv import build_argv
 from server.models.fetch import ensure_model
 from server.models.gguf_info import GgufInfo, read_gguf
+from server.paths import slots_dir
 from server.process.state import chosen_engine
 from server.profiles.builtin import default_profile_name
 from server.profiles.catalog import get_profile
@@ -131,5 +132,6 @@ def assemble(
         api_key_file=api_key_file,
         target_info=target[1],
         draft_info=draft[1],
+        slot_dir=slots_dir(),
     )
     return LaunchPlan(argv, host, port, profile, dialect, memory, target[0], draft[0], None, notes)

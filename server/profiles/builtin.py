@@ -74,6 +74,9 @@ QWEN36_27B_DFLASH = replace(
     ),
     # Qwen's recommended non-thinking sampling.
     sampling={"temperature": 0.7, "top_k": 20, "top_p": 0.8, "min_p": 0.0},
+    # Qwen 3.6's template drops earlier <think> blocks unless asked to keep them, which moves the
+    # prefix every turn; upstream sets this itself (--reasoning-preserve), Bee <= 0.3 does not.
+    extra_args=(*_GPU_EXTRA, "--chat-template-kwargs", '{"preserve_thinking": true}'),
 )
 
 # MTP: the target's own multi-token-prediction heads draft (`--spec-type draft-mtp`, upstream

@@ -19,7 +19,7 @@ from agent.loop.events import (
     ToolCallStarted,
     TurnFinished,
 )
-from agent.model.endpoint import ModelError
+from agent.model.endpoint import ModelError, ReasoningPiece
 from agent.model.scripted import call, calls, text
 from agent.sessions.store import read_records
 from tests.agent.loop_kit import (
@@ -177,3 +177,18 @@ async def test_model_error_ends_the_turn_with_an_error_event(ws: Path) -> None:
     finished = await agent.run_turn("x", face)
     assert (finished.stop_reason, finished.final_text) == ("error", "model server error 500: boom")
     assert face.of(ErrorEvent) == [ErrorEvent("model server error 500: boom")]
+
+
+async def test_reasoning_goes_back_with_each_reply(ws: Path) -> None:
+    # A template that keeps earlier thinking (Qwen 3.6) then re-reads the replies as generated.
+    write = call("write", {"path": "a.txt", "content": "a\n"})
+    replies = [[ReasoningPiece("write first"), *write], [ReasoningPiece("done"), *text("Done.")]]
+    agent, model = make_agent(ws, [*replies, text("ok")])
+    await agent.run_turn("write a.txt", Face())
+    await agent.run_turn("thanks", Face())
+    sent = model.requests[2].messages
+    assert [m.get("reasoning_content") for m in sent if m["role"] == "assistant"] == [
+        "write first",
+        "done",
+    ]
+    assert_session_mirrors(agent)

@@ -22,16 +22,10 @@ def test_the_runtime_starts_restarts_and_stops_its_managed_server(
     engine: Engine,
     qwen_path: Path,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    managed_port: int,
     servers_on: Callable[[int], list[int]],
 ) -> None:
-    from server.launch import plan
-    from server.launch.addresses import free_port
-
-    for name in ("DATA", "STATE", "CONFIG"):
-        monkeypatch.setenv(f"BEECODE_{name}_DIR", str(tmp_path / name.lower()))
-    port = free_port()
-    monkeypatch.setattr(plan, "DEFAULT_PORT", port)  # not 8080: other tests may run beside
+    port = managed_port
     workspace = tmp_path / "ws"
     workspace.mkdir()
     runtime = Runtime(workspace, Config(profile="tiny"))

@@ -242,3 +242,21 @@ def test_a_bee_format_drafter_file_is_refused_by_the_real_upstream_engine(
             bee_draft,
             port=8080,
         )
+
+
+def test_the_slot_folder_and_the_qwen36_template_kwargs_reach_the_command() -> None:
+    qwen = get_profile("qwen3.6-27b-dflash")
+    more = {"--slot-save-path", "--chat-template-kwargs"}
+    listed = replace(UPSTREAM, flags=UPSTREAM.flags | more)
+    argv = build_argv(
+        BIN, qwen, listed, TARGET, DRAFT, port=8080, target_info=TARGET_INFO,
+        draft_info=gguf(DRAFT, "dflash"), slot_dir=Path("/state/slots"),
+    )  # fmt: skip
+    assert argv[argv.index("--slot-save-path") + 1] == "/state/slots"
+    assert argv[argv.index("--chat-template-kwargs") + 1] == '{"preserve_thinking": true}'
+    # A binary that lists neither runs without them.
+    plain = build_argv(
+        BIN, qwen, UPSTREAM, TARGET, DRAFT, port=8080, target_info=TARGET_INFO,
+        draft_info=gguf(DRAFT, "dflash"), slot_dir=Path("/state/slots"),
+    )  # fmt: skip
+    assert "--slot-save-path" not in plain and "--chat-template-kwargs" not in plain
