@@ -179,7 +179,10 @@ class Agent:
                 messages = [*messages, {"role": "user", "content": step.instruction}]
             stream = self.model.stream(messages, step.tools, reply_format=step.reply_format)
             try:
-                names = self.registry.names()
+                # With their schemas: a call written as text gets its values typed by them.
+                names = {
+                    n: t.parameters for n in self.registry.names() if (t := self.registry.get(n))
+                }
                 await collect(
                     stream, turn.emit, reply, reply_format=step.reply_format, tool_names=names
                 )
