@@ -40,6 +40,7 @@ class Facts:
     profile: str | None = None
     n_ctx: int | None = None
     baseline_tok_s: float | None = None  # the profile's measured no-speculation decode speed
+    speculative: bool | None = None  # whether the server drafts at all (its /slots)
 
 
 @dataclass

@@ -24,7 +24,7 @@ from agent.model.endpoint import ChatModel, OpenAIChatModel
 from agent.permissions.allowed import AllowedRules
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
-from server.client import get_props, served_model, server_root
+from server.client import get_props, get_slots, served_model, server_root
 from server.errors import ServerError
 from server.launch.machine_key import key_for
 from tools.registry import ToolRegistry, default_registry
@@ -152,6 +152,7 @@ class ServedModel:
     n_ctx: int | None
     constrained: bool  # the tool mode "auto" picks for it
     counter: TokenCounter
+    speculative: bool | None = None  # whether the server drafts (its /slots); None: not known
 
 
 def serve_model(url: str, config: Config) -> ServedModel:
@@ -180,7 +181,18 @@ def serve_model(url: str, config: Config) -> ServedModel:
         stall_s=config.stall_timeout_s,
     )
     counter = TokenCounter(root if n_ctx is not None else None, api_key=config.api_key)
-    return ServedModel(model, name, n_ctx, constrained, counter)
+    return ServedModel(model, name, n_ctx, constrained, counter, speculates(root, config.api_key))
+
+
+def speculates(root: str, api_key: str | None) -> bool | None:
+    """Whether llama-server drafts: its timings only count drafts when a request made some,
+    so "speculation off" needs the server's own word (/slots; None where it has none)."""
+    try:
+        slots = get_slots(root, api_key)
+    except ServerError:  # /slots turned off (--no-slots), or not a llama-server
+        return None
+    known = [s["speculative"] for s in slots if isinstance(s.get("speculative"), bool)]
+    return any(known) if known else None
 
 
 def build_agent(

@@ -54,6 +54,7 @@ class Runtime:
         self.mcp: McpServers | None = None  # the one owner of the MCP connections
         self.agent: Agent | None = None  # the current agent: closed when replaced
         self._model_name = ""
+        self._speculative: bool | None = None
         self.ask_mcp: Callable[[dict[str, str]], bool] | None = None  # set by a face that asks
         self._mcp_asked = False  # once per run: /clear and /resume do not ask again
 
@@ -107,6 +108,7 @@ class Runtime:
         if self.agent is not None:
             self.agent.close()  # its background jobs belong to the old conversation
         self.config, self.mcp, self.agent, self._model_name = config, mcp, agent, served.name
+        self._speculative = served.speculative
         return Core(
             agent=agent,
             facts=self._facts(agent),
@@ -148,7 +150,21 @@ class Runtime:
             profile=profile,
             n_ctx=agent.n_ctx,
             baseline_tok_s=measured_baseline(profile, data_dir() / "bench") if profile else None,
+            speculative=self._speculative if profile is None else self._speculates(profile),
         )
+
+    def _speculates(self, profile: str) -> bool | None:
+        """The server's word (/slots), else the managed profile's launch."""
+        if self._speculative is not None:
+            return self._speculative
+        from server.errors import ServerError
+        from server.profiles.catalog import get_profile
+
+        try:
+            launch = get_profile(profile)
+        except ServerError:  # a profile gone from profiles.toml since the server started
+            return None
+        return launch.spec_type is not None or launch.draft is not None
 
     def sessions(self) -> list[SessionRow]:
         from agent.sessions.store import list_sessions

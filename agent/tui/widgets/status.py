@@ -20,10 +20,12 @@ class ThroughputLine(Static):
         self,
         turn: RequestStats | None,
         live: LiveRate | None,
-        baseline_tok_s: float | None,
+        facts: Facts | None,
         history: Sequence[float],
     ) -> None:
-        self.update(Content.assemble(*throughput_parts(turn, live, baseline_tok_s, history)))
+        baseline, speculative = (facts.baseline_tok_s, facts.speculative) if facts else (None, None)
+        parts = throughput_parts(turn, live, baseline, history, speculative)
+        self.update(Content.assemble(*parts))
 
 
 class StatusLine(Static):
