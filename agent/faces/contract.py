@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agent.config import Mode
+from agent.context.prefill import PrefillRate
 from agent.loop.events import EventSink, TurnFinished
 
 
@@ -41,6 +42,7 @@ class Facts:
     n_ctx: int | None = None
     baseline_tok_s: float | None = None  # the profile's measured no-speculation decode speed
     speculative: bool | None = None  # whether the server drafts at all (its /slots)
+    prefill: PrefillRate | None = None  # the server's measured prefill rate on this machine
 
 
 @dataclass
@@ -53,6 +55,7 @@ class Core:
     session_id: str | None = None
     # Commands that only exist in some cores; absent ones say so instead of faking it.
     compact: Callable[[], Any] | None = None  # an async callable returning a one-line summary
+    context: Callable[[], list[str]] | None = None  # /context's lines (blocks: off the UI)
 
 
 @dataclass(frozen=True)

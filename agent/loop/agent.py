@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from agent.config import Config
 from agent.context.mentions import attach_mentions
+from agent.context.prefill import PrefillRate, costly_messages
 from agent.context.prompt import TokenCounter, should_compact
 from agent.loop.calls import CallRunner
 from agent.loop.claims import doubts
@@ -81,13 +82,17 @@ class Agent:
         n_ctx: int | None = None,
         counter: TokenCounter | None = None,
         constrained: bool = False,
+        prefill: PrefillRate | None = None,
     ) -> None:
         """``constrained``: the model is small enough for constrained steps, which
-        ``config.tool_mode`` "auto" then takes (``agent.steps.constrained``)."""
+        ``config.tool_mode`` "auto" then takes (``agent.steps.constrained``). ``prefill``: the
+        server's measured prefill rate, which prices what is sent (``agent.context.prefill``)."""
         self.model, self.registry, self.session, self.config = model, registry, session, config
         self.permissions = permissions  # faces change its mode at run time
         self.n_ctx = n_ctx
         self.counter = counter or TokenCounter(None)
+        self.prefill = prefill
+        self._unpriced: list[dict[str, Any]] = []  # added since the last request was priced
         self._ledger = ReadLedger(registry, ctx.workspace)
         self.policy = step_policy(
             config.tool_mode, constrained, registry, permissions, self._ledger
@@ -172,6 +177,7 @@ class Agent:
         """One model reply, read by the policy; compacts first when the history nears the
         context size, and once more (then gives up) when the server still says it does not fit."""
         await self._compact(turn.emit, force=False)
+        await self._announce_costly(turn.emit)
         for attempt in range(2):
             reply = Reply()
             messages = self.messages
@@ -197,6 +203,8 @@ class Agent:
                     self._add({"role": "assistant", "content": reply.text})
                 raise
             if reply.stats is not None:
+                if self.prefill is not None:
+                    self.prefill.observe(reply.stats)
                 turn.stats.append(reply.stats)
                 self.session.append({"type": "stats", **dataclasses.asdict(reply.stats)})
                 turn.emit(StepStats(reply.stats))
@@ -256,6 +264,18 @@ class Agent:
                 return
         emit(Notice(await self.compact()))
 
+    async def _announce_costly(self, emit: EventSink) -> None:
+        """Say which new messages take longer than ``prefill_notice_s`` to prefill cold."""
+        new, self._unpriced = self._unpriced, []
+        if self.prefill is None or self.prefill.tok_s is None or not new:
+            return
+        limit, count = self.config.prefill_notice_s, self.counter.count_messages
+        notes = await asyncio.to_thread(
+            costly_messages, new, self.messages, count, self.prefill, limit
+        )
+        for note in notes:
+            emit(Notice(note))
+
     def _used_tokens(self) -> int:
         return self.counter.count_messages(self.messages) + self.counter.count_tools(
             self.registry.schemas()
@@ -273,4 +293,5 @@ class Agent:
 
     def _add(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
+        self._unpriced.append(message)
         self.session.append({"type": "message", "message": message})

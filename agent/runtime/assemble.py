@@ -17,6 +17,7 @@ from agent.commands.prompts import prompt_commands
 from agent.commands.turns import CommandAgent, setup_skills
 from agent.config import Config
 from agent.context.memory import project_memory
+from agent.context.prefill import PrefillRate
 from agent.context.prompt import TokenCounter, system_prompt
 from agent.loop.agent import Agent
 from agent.mcp_config import McpSetup
@@ -258,6 +259,15 @@ def assemble_agent(
         n_ctx=served.n_ctx,
         counter=served.counter,
         constrained=served.constrained,
+        prefill=prefill_rate(config, served),
         skills=skills,
         mcp=mcp,
     )
+
+
+def prefill_rate(config: Config, served: ServedModel) -> PrefillRate:
+    """The prefill rate kept for this server (profile or endpoint, and model) on this machine."""
+    from server.paths import data_dir
+
+    server = config.endpoint or config.profile or "default"
+    return PrefillRate(data_dir() / "prefill.json", f"{server}|{Path(served.name).name}")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.config import Config
+from agent.context.prefill import context_parts, context_report
 from agent.faces.contract import ConnectRequest, Core, Facts, Progress, ServerView, SessionRow
 from agent.runtime.progress import build_line, download_line
 
@@ -115,6 +116,11 @@ class Runtime:
             permissions=agent.permissions,
             session_id=agent.session.id,
             compact=agent.compact,
+            context=lambda: context_report(
+                context_parts(agent.messages, agent.registry.schemas(), agent.counter),
+                agent.n_ctx,
+                agent.prefill,
+            ),
         )
 
     def serve_model(self, config: Config, progress: Progress, *, switch: bool) -> ServedModel:
@@ -151,6 +157,7 @@ class Runtime:
             n_ctx=agent.n_ctx,
             baseline_tok_s=measured_baseline(profile, data_dir() / "bench") if profile else None,
             speculative=self._speculative if profile is None else self._speculates(profile),
+            prefill=agent.prefill,
         )
 
     def _speculates(self, profile: str) -> bool | None:

@@ -250,6 +250,14 @@ class SlashCommands:
             )
         self.app.push_screen(TableScreen("Turn stats", STATS_COLUMNS, rows))
 
+    async def cmd_context(self, arg: str) -> None:
+        core = self.app.core
+        if core is None or core.context is None:
+            await self.note("/context: not available with this agent", "warning")
+            return
+        lines = await asyncio.to_thread(core.context)  # counting may ask the server
+        self.app.push_screen(TextScreen("Context", Content("\n".join(lines))))
+
     async def cmd_server(self, arg: str) -> None:
         self.app.action_toggle_server()
 

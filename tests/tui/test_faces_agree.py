@@ -20,7 +20,7 @@ from agent.loop.events import RequestStats
 from agent.model.endpoint import StreamEnd
 from agent.model.scripted import Script, call
 from tests.factory import ScriptedRuntime, answer
-from tests.tui.harness import line, running, turn
+from tests.tui.harness import line, running, turn, until
 
 # Two requests of one turn as llama-server reports them: a tool call, then the answer.
 FIRST = RequestStats("server", 50.0, 100, 2000, 0, 80, 60, 4.0, prompt_tok_s=400.0)
@@ -113,3 +113,21 @@ def test_prefill_seconds_agree(workspace: Path, tiny_measured: Config) -> None:
     _, err = headless(workspace, tiny_measured, "text", SECOND)
     # 2000 tokens at 400 tok/s and 40 at 200 tok/s: 5.2 s of prefill for 2040 new tokens.
     assert re.search(r"prompt 2\.1k cached / 2\.0k new \(5\.2 s prefill\)", err)
+
+
+async def test_the_context_in_seconds(workspace: Path, tiny_measured: Config) -> None:
+    """The status line prices the context at the measured prefill rate; /context itemises it."""
+    runtime = ScriptedRuntime(workspace, script(), tiny_measured)
+    async with running(runtime) as (app, pilot):
+        assert app.core is not None and app.core.facts.prefill is not None
+        app.core.facts.prefill.tok_s = 500.0  # as measured by an earlier session
+        await turn(app, pilot, "look")
+        # The turn's first request prefilled 2,000 tokens at 400 tok/s: the rate moves to 470.
+        assert app.core.facts.prefill.tok_s == pytest.approx(470.0)
+        # 2,100 cached + 40 new + 300 out: 2,440 tokens, 5.2 s at 470 tok/s with nothing cached.
+        assert "· ctx 2.4k/8.2k (30%, 5.2 s cold) ·" in line(app, "#status")
+        await pilot.press(*"/context", "enter")
+        await until(pilot, lambda: type(app.screen).__name__ == "TextScreen")
+        shown = app.screen.body.plain  # type: ignore[attr-defined]
+        assert "Prefill: 470 tok/s, measured on this machine" in shown
+        assert re.search(r"conversation: [\d,]+ tokens, [\d.]+ s cold", shown)

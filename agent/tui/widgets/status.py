@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from textual.content import Content
 from textual.widgets import Static
 
+from agent.context.prefill import seconds_text
 from agent.faces.contract import Facts, ServerView
 from agent.loop.events import RequestStats
 from agent.tui import format as fmt
@@ -49,7 +50,9 @@ class StatusLine(Static):
             if facts.n_ctx:
                 share = fmt.percent(context_used / facts.n_ctx)
                 used = f"{fmt.tokens(context_used)}/{fmt.tokens(facts.n_ctx)}"
-                parts.append((f" · ctx {used} ({share})", ""))
+                seconds = facts.prefill.seconds(context_used) if facts.prefill else None
+                cold = f", {seconds_text(seconds)} cold" if seconds else ""
+                parts.append((f" · ctx {used} ({share}{cold})", ""))
         if mode:
             parts.append((" · mode ", "dim"))
             parts.append((mode, "$text-warning" if mode == "yolo" else "$text-accent"))
