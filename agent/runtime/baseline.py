@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from server.bench.report import speed_notes
 from server.bench.stats import BASELINE_MODE
 
 
@@ -64,5 +65,6 @@ def bench_report(profile: str | None, bench_dir: Path) -> list[str]:
         speedups = data.get("speedup_by_mode") or {}
         for mode, speedup in sorted(speedups.items(), key=lambda item: -float(item[1])):
             lines.append(f"  {mode}: ×{float(speedup):.2f} over no speculation")
-        return lines
+        means = {str(mode): float(value) for mode, value in speedups.items()}
+        return [*lines, *(f"  {note}" for note in speed_notes(means))]
     return [*lines, f"No run yet{f' for profile {profile}' if profile else ''}."]
