@@ -131,8 +131,12 @@ class Runtime:
         return serve_model(config.endpoint or self._serve(config.profile, progress, switch), config)
 
     def _serve(self, profile: str | None, progress: Progress, switch: bool) -> str:
+        from agent.runtime.baseline import measure_baseline
+        from server.engine.gpu import gpus
+        from server.paths import data_dir
         from server.process.detached import up
         from server.process.state import down, running
+        from server.profiles.builtin import default_profile_name
 
         current = running()
         if current is not None and switch and current.profile != profile:
@@ -140,6 +144,11 @@ class Runtime:
             down()
             current = None
         if current is None:
+            measure_baseline(  # once; _facts reads what it recorded
+                profile or default_profile_name(gpus()),
+                data_dir() / "bench",
+                lambda line: progress("step", line),
+            )
             progress("step", f"starting the model server ({profile or 'default profile'})")
         # Reuses the server that runs (or refuses, naming it, when it serves another profile).
         url = up(profile, hooks=_hooks(progress)).url
