@@ -12,12 +12,14 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.context.mentions import MARK
-from agent.context.prompt import TokenCounter
 from agent.loop.events import RequestStats
 from server.paths import read_json_object, write_json
+
+if TYPE_CHECKING:  # the counter's module loads httpx: not on the way to the TUI's first paint
+    from agent.context.prompt import TokenCounter
 
 # A prompt this short is mostly per-request overhead: its rate says little about a long one.
 MIN_MEASURED_TOKENS = 256

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.config import Mode
-from agent.context.prefill import PrefillRate
 from agent.loop.events import EventSink, TurnFinished
+
+if TYPE_CHECKING:
+    from agent.context.prefill import PrefillRate
 
 
 class TurnRunner(Protocol):
