@@ -4,11 +4,14 @@ and a request's timings carry the prefill rate the context's seconds are priced 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agent.model.endpoint import OpenAIChatModel, ReplyFormat, StreamEnd
 from agent.runtime.assemble import speculates
 from server.client import server_root
+from tests.agent.headless_run import headless_json
 
 pytestmark = pytest.mark.real_server
 
@@ -44,3 +47,22 @@ async def test_a_schema_held_reply_is_drafted(tiny_server: str) -> None:
     assert end.stats.constrained
     assert end.stats.draft_n and end.stats.draft_accepted, end.stats
     assert end.stats.prompt_n > 0 and end.stats.prompt_tok_s > 0
+
+
+def test_headless_figures_from_the_real_server(
+    tiny_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`beecode -p --output-format json` on a speculating server: its figures sum the turn's
+    requests and never say "off"."""
+    ws = tmp_path / "ws"
+    (ws / ".beecode").mkdir(parents=True)
+    (ws / ".beecode" / "config.toml").write_text("temperature = 0.0\n")
+    monkeypatch.setenv("BEECODE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("BEECODE_CONFIG_DIR", str(tmp_path / "config"))
+    result = headless_json(ws, tiny_server, "Reply with one word: pineapple", max_steps=2)
+    figures, requests = result["figures"], result["turns"]
+    assert figures["source"] == "server" and figures["requests"] == len(requests)
+    assert figures["speculation"] in ("on", "idle", "idle_constrained")
+    assert figures["output_tokens"] == sum(r["predicted_n"] for r in requests)
+    assert figures["prompt_new"] == sum(r["prompt_n"] for r in requests)
+    assert figures["prefill_s"] is not None and figures["prefill_s"] > 0
