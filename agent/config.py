@@ -58,15 +58,15 @@ class Config:
     max_output_chars: int = 30_000
     # Seconds the model server may send nothing before a reply is stalled (CPU prefill is slow).
     stall_timeout_s: float = 3600.0
+    prefill_notice_s: float = 10.0  # say so before sending what takes longer to prefill cold
     # Model requests per user turn before the turn stops.
     max_steps: int = 50
     # Tool calls: native (server-parsed), constrained (JSON-schema steps), auto (chosen per model).
     tool_mode: ToolMode = "auto"
     # [mcp_servers.NAME] tables: command (+ args, env, cwd) for stdio, or url (+ headers) for HTTP.
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # Most prompt tokens the MCP tools may take listed one by one (and at most a tenth of the
-    # context); past it the model reaches them through one search-and-call tool, mcp_tools.
-    # 0 lists them all, whatever they cost.
+    # Most prompt tokens the MCP tools may take listed one by one (at most a tenth of the context);
+    # past it the model reaches them through one search-and-call tool, mcp_tools. 0: no limit.
     mcp_tool_budget: int = 2000
     # Extra directories searched for skills (folders holding SKILL.md).
     skills_dirs: list[str] = field(default_factory=list)

@@ -16,6 +16,7 @@ CEILINGS: dict[str, float] = {
     "max_output_chars": 2_000_000,
     "max_steps": 10_000,
     "stall_timeout_s": 86_400,
+    "prefill_notice_s": 86_400,
 }
 
 

@@ -182,8 +182,7 @@ def slot_file(
     """POST /slots/{id}?action=save|restore: the slot's KV cache to or from ``filename`` in the
     server's --slot-save-path. ServerError when the server has no such path (501), the file is
     missing or does not fit this model and context."""
-    path = f"/slots/{slot_id}?action={action}"
-    body = {"filename": filename}
+    path, body = f"/slots/{slot_id}?action={action}", {"filename": filename}
     data = _json(_request("POST", base_url, path, api_key=api_key, json=body, timeout_s=timeout_s))
     keys = ("n_saved", "n_written") if action == "save" else ("n_restored", "n_read")
     fields = data if isinstance(data, dict) else {}

@@ -40,6 +40,10 @@ class ToolRegistry:
         """The OpenAI ``tools`` list, in the order the tools were added."""
         return [openai_schema(tool) for tool in self._tools.values()]
 
+    def parameters(self) -> dict[str, dict[str, Any]]:
+        """Each tool's argument schema, by name."""
+        return {name: tool.parameters for name, tool in self._tools.items()}
+
     def validate(self, name: str, args: Any) -> str | None:
         """None when the call is valid, else the exact problem, worded for the model."""
         tool = self._tools.get(name)

@@ -56,6 +56,7 @@ BUILT_IN: tuple[Command, ...] = (
     Command("rewind", "Like /undo, and cut the conversation back to before them", "[N]"),
     Command("diff", "Show uncommitted changes in the workspace"),
     Command("stats", "Speed and draft figures of every turn"),
+    Command("context", "What the context holds, in tokens and seconds to prefill"),
     Command("server", "Show or hide the server panel"),
     Command("mcp", "MCP servers"),
     Command("skills", "Skills"),

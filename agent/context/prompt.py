@@ -117,6 +117,9 @@ class TokenCounter:
     def count_tools(self, schemas: list[dict[str, Any]]) -> int:
         return self.count_text(json.dumps(schemas, separators=(",", ":")))
 
+    def count_request(self, messages: list[Message], schemas: list[dict[str, Any]]) -> int:
+        return self.count_messages(messages) + self.count_tools(schemas)
+
     def close(self) -> None:
         if self._client is not None:
             self._client.close()

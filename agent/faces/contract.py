@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.config import Mode
 from agent.loop.events import EventSink, TurnFinished
+
+if TYPE_CHECKING:
+    from agent.context.prefill import PrefillRate
 
 
 class TurnRunner(Protocol):
@@ -40,6 +43,8 @@ class Facts:
     profile: str | None = None
     n_ctx: int | None = None
     baseline_tok_s: float | None = None  # the profile's measured no-speculation decode speed
+    speculative: bool | None = None  # whether the server drafts at all (its /slots)
+    prefill: PrefillRate | None = None  # the server's measured prefill rate on this machine
 
 
 @dataclass
@@ -52,6 +57,7 @@ class Core:
     session_id: str | None = None
     # Commands that only exist in some cores; absent ones say so instead of faking it.
     compact: Callable[[], Any] | None = None  # an async callable returning a one-line summary
+    context: Callable[[], list[str]] | None = None  # /context's lines (blocks: off the UI)
 
 
 @dataclass(frozen=True)

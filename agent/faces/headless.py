@@ -1,8 +1,9 @@
 """``beecode -p TASK``: one task to completion, for scripts, CI and the benchmarks.
 
 Output formats: ``text`` (the answer on stdout; tool calls and a stats line on stderr),
-``json`` (one object: result, stop_reason, turns, tool_calls, the turn's facts as changes,
-commands, failed and doubts, session_id) and ``stream-json``
+``json`` (one object: result, stop_reason, figures (the turn's figures, as the TUI shows them:
+``agent.model.stats.TurnFigures``), turns (each request's), tool_calls, the turn's facts as
+changes, commands, failed and doubts, session_id) and ``stream-json``
 (every event as one JSON line, then the same result object with ``"type": "result"``).
 
 Nobody is there to answer a permission prompt, so a call the permission mode would ask about is
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from agent.config import Config, ignored_note
-from agent.faces.contract import ConnectRequest, TurnRunner
+from agent.faces.contract import ConnectRequest, Facts, TurnRunner
 from agent.loop.events import (
     Event,
     PermissionDecision,
@@ -35,6 +36,7 @@ from agent.loop.events import (
     TurnFinished,
 )
 from agent.loop.facts import TurnFacts
+from agent.model.stats import TurnFigures, combine
 from agent.runtime import RefusedRequest, Runtime
 from agent.runtime.assemble import AppError
 from agent.sessions.store import SessionError
@@ -46,22 +48,23 @@ HEADLESS_DENIAL = (
 )
 
 
-def stats_line(turns: list[RequestStats]) -> str:
-    """One line of the turn's figures for stderr."""
-    if not turns:
-        return "no model requests"
-    prompt = sum(t.prompt_n + t.cache_n for t in turns)
-    cached = sum(t.cache_n for t in turns)
-    out = sum(t.predicted_n for t in turns)
-    decode = [t.decode_tok_s for t in turns if t.decode_tok_s]
-    rate = f" at {sum(decode) / len(decode):.1f} tok/s" if decode else ""
-    sources = "server" if all(t.source == "server" for t in turns) else "client-measured"
-    return (
-        f"{len(turns)} requests · {prompt} prompt tokens ({cached / prompt:.0%} cached) · "
-        f"{out} tokens{rate} · {sum(t.wall_s for t in turns):.1f} s ({sources} timings)"
-        if prompt
-        else f"{len(turns)} requests · {out} tokens{rate} ({sources} timings)"
+def turn_figures(turns: list[RequestStats], facts: Facts | None) -> TurnFigures | None:
+    """The turn's figures, the same the TUI's throughput line shows (``agent.model.stats``)."""
+    turn = combine(turns)
+    if turn is None:
+        return None
+    baseline, speculative = (facts.baseline_tok_s, facts.speculative) if facts else (None, None)
+    return TurnFigures.of(
+        turn, requests=len(turns), baseline_tok_s=baseline, speculative=speculative
     )
+
+
+def stats_line(figures: TurnFigures | None) -> str:
+    """The closing line's figures for stderr."""
+    if figures is None:
+        return "no model requests"
+    many = "s" if figures.requests != 1 else ""
+    return f"{figures.requests} request{many} · {figures.line()} · {figures.wall_s:.1f} s"
 
 
 def event_json(event: Event) -> dict[str, Any]:
@@ -93,8 +96,10 @@ def facts_json(facts: TurnFacts) -> dict[str, Any]:
 class HeadlessFace:
     """Renders events for a terminal or a pipe and answers permission requests with a denial."""
 
-    def __init__(self, output_format: str, out: TextIO, err: TextIO) -> None:
-        self.format, self.out, self.err = output_format, out, err
+    def __init__(
+        self, output_format: str, out: TextIO, err: TextIO, facts: Facts | None = None
+    ) -> None:
+        self.format, self.out, self.err, self.facts = output_format, out, err, facts
         self.tool_calls: dict[str, dict[str, Any]] = {}
 
     def emit(self, event: Event) -> None:
@@ -126,9 +131,11 @@ class HeadlessFace:
                 )
 
     def finish(self, finished: TurnFinished, session_id: str) -> None:
+        figures = turn_figures(finished.stats, self.facts)
         result = {
             "result": finished.final_text,
             "stop_reason": finished.stop_reason,
+            "figures": figures.as_json() if figures else None,
             "turns": [dataclasses.asdict(s) for s in finished.stats],
             "tool_calls": list(self.tool_calls.values()),
             **facts_json(finished.facts),
@@ -145,7 +152,7 @@ class HeadlessFace:
                 print(finished.final_text, file=self.out)
             else:
                 print(f"beecode: {finished.final_text}", file=self.err)
-            print(f"{stats_line(finished.stats)} · session {session_id}", file=self.err)
+            print(f"{stats_line(figures)} · session {session_id}", file=self.err)
 
 
 async def _run(agent: TurnRunner, task: str, face: HeadlessFace) -> TurnFinished:
@@ -179,7 +186,8 @@ def run_headless(
         request = ConnectRequest(resume=resume, continue_latest=continue_latest)
         core = runtime.connect(request, progress)
         runtime.settle_mcp(progress)
-        return run_agent(core.agent, task, output_format, out, err, core.session_id or "")
+        session_id = core.session_id or ""
+        return run_agent(core.agent, task, output_format, out, err, session_id, core.facts)
     except (AppError, SessionError, RefusedRequest) as e:
         print(f"beecode: {e}", file=err)
         return 1
@@ -188,10 +196,16 @@ def run_headless(
 
 
 def run_agent(
-    agent: TurnRunner, task: str, output_format: str, out: TextIO, err: TextIO, session_id: str
+    agent: TurnRunner,
+    task: str,
+    output_format: str,
+    out: TextIO,
+    err: TextIO,
+    session_id: str,
+    facts: Facts | None = None,
 ) -> int:
     """Run one task on a connected agent and render it; returns the exit status."""
-    face = HeadlessFace(output_format, out, err)
+    face = HeadlessFace(output_format, out, err, facts)
     try:
         finished = asyncio.run(_run(agent, task, face))
     except SessionError as e:  # the task's first record could not be written (disk full)

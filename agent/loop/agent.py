@@ -19,10 +19,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 from agent.config import Config
 from agent.context.mentions import attach_mentions
+from agent.context.prefill import PrefillRate, announce_costly
 from agent.context.prompt import TokenCounter, should_compact
 from agent.loop.calls import CallRunner, images_message, text_only
 from agent.loop.claims import doubts
@@ -38,6 +39,7 @@ from agent.loop.events import (
 )
 from agent.loop.facts import FactsRecorder
 from agent.loop.guard import WorkGuard
+from agent.loop.turn import MAX_INVALID_STREAK, TurnState, TurnStop
 from agent.model.endpoint import ChatModel, ContextOverflow, ModelError
 from agent.model.reply import Call, Reply, collect
 from agent.permissions.rules import Permissions
@@ -47,25 +49,6 @@ from agent.steps.habits import ReadLedger
 from agent.steps.policy import Step
 from tools.registry import ToolRegistry
 from tools.tool import Image, ToolContext, ToolResult
-
-MAX_INVALID_STREAK = 3  # invalid calls in a row before the turn stops
-
-
-class _Stop(Exception):
-    """Ends the turn early with a stop reason and a message for the user."""
-
-    def __init__(self, reason: Literal["max_steps", "tool_failures", "done"], message: str) -> None:
-        super().__init__(message)
-        self.reason: Literal["max_steps", "tool_failures", "done"] = reason
-
-
-@dataclasses.dataclass
-class _Turn:
-    emit: EventSink
-    facts: FactsRecorder
-    guard: WorkGuard
-    stats: list[RequestStats] = dataclasses.field(default_factory=list)
-    invalid_streak: int = 0
 
 
 class Agent:
@@ -83,14 +66,19 @@ class Agent:
         counter: TokenCounter | None = None,
         constrained: bool = False,
         vision: bool = False,
+        prefill: PrefillRate | None = None,
     ) -> None:
         """``constrained``: the model is small enough for constrained steps, which
         ``config.tool_mode`` "auto" then takes (``agent.steps.constrained``). ``vision``: the
-        model reads images, so those tools return are shown to it (``images_message``)."""
+        model reads images, so those tools return are shown to it (``images_message``).
+        ``prefill``: the server's measured prefill rate, which prices what is sent
+        (``agent.context.prefill``)."""
         self.model, self.registry, self.session, self.config = model, registry, session, config
         self.permissions = permissions  # faces change its mode at run time
         self.n_ctx, self.vision = n_ctx, vision
         self.counter = counter or TokenCounter(None)
+        self.prefill = prefill
+        self._unpriced: list[dict[str, Any]] = []  # added since the last request was priced
         self._ledger = ReadLedger(registry, ctx.workspace)
         self.policy = step_policy(
             config.tool_mode, constrained, registry, permissions, self._ledger
@@ -110,7 +98,7 @@ class Agent:
     async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
         """One user turn: model and tool steps until the model answers or the turn stops."""
         workspace = self._ledger.workspace
-        turn = _Turn(emit, FactsRecorder(workspace), WorkGuard(workspace, user_text))
+        turn = TurnState(emit, FactsRecorder(workspace), WorkGuard(workspace, user_text))
         self._cancelled = False
         self.policy.start_turn()
         self._runner.start_turn()
@@ -141,7 +129,7 @@ class Agent:
         self.registry.close()
         self.counter.close()
 
-    async def _steps(self, turn: _Turn) -> TurnFinished:
+    async def _steps(self, turn: TurnState) -> TurnFinished:
         try:
             for _ in range(self.config.max_steps):
                 reply = await self._ask(turn, self.policy.step(self.registry.schemas()))
@@ -155,22 +143,24 @@ class Agent:
                 if (closing := self.policy.closing(self.registry.schemas())) is not None:
                     reply = await self._ask(turn, closing)
                     return self._finish(turn, self.policy.closing_words(reply, turn.emit))
-            raise _Stop("max_steps", f"Stopped: reached the step limit ({self.config.max_steps}).")
-        except _Stop as stop:
+            raise TurnStop(
+                "max_steps", f"Stopped: reached the step limit ({self.config.max_steps})."
+            )
+        except TurnStop as stop:
             turn.emit(Notice(str(stop), "warning"))
             return self._finished(turn, stop.reason, str(stop))
         except (ModelError, SessionError) as e:  # SessionError: the disk is full, say
             turn.emit(ErrorEvent(str(e)))
             return self._finished(turn, "error", str(e))
 
-    def _finish(self, turn: _Turn, answer: str, reasoning: str = "") -> TurnFinished:
+    def _finish(self, turn: TurnState, answer: str, reasoning: str = "") -> TurnFinished:
         # Reasoning goes back with the answer: a template that keeps it (Qwen 3.6 with
         # preserve_thinking) then re-reads the reply as generated, and the prefix holds.
         thought = {"reasoning_content": reasoning} if reasoning else {}
         self._add({"role": "assistant", "content": answer, **thought})
         return self._finished(turn, "done", answer)
 
-    def _finished(self, turn: _Turn, reason: StopReason, text: str) -> TurnFinished:
+    def _finished(self, turn: TurnState, reason: StopReason, text: str) -> TurnFinished:
         """The turn's end with its facts; an answer is checked against them, and a turn that
         answered after an unrecovered failed step stops as ``failed``."""
         facts = turn.facts.facts(self.session.id, self.session.turn_mark)
@@ -179,11 +169,12 @@ class Agent:
             reason = "failed" if facts.failed else reason
         return TurnFinished(turn.stats, reason, text, facts)
 
-    async def _ask(self, turn: _Turn, step: Step) -> Reply:
+    async def _ask(self, turn: TurnState, step: Step) -> Reply:
         """One model reply, read by the policy; compacts first when the history nears the
         context size, and once more (then gives up) when the server still says it does not fit."""
         self._tools_sent = step.tools  # a summary request sends them too: the same prefix
         await self._compact(turn.emit, force=False)
+        await self._announce_costly(turn.emit)
         for attempt in range(2):
             reply = Reply()
             messages = self.messages
@@ -191,7 +182,8 @@ class Agent:
                 messages = [*messages, {"role": "user", "content": step.instruction}]
             stream = self.model.stream(messages, step.tools, reply_format=step.reply_format)
             try:
-                names = self.registry.names()
+                # With their schemas: a call written as text gets its values typed by them.
+                names = self.registry.parameters()
                 await collect(
                     stream, turn.emit, reply, reply_format=step.reply_format, tool_names=names
                 )
@@ -206,6 +198,8 @@ class Agent:
                     self._add({"role": "assistant", "content": reply.text})
                 raise
             if reply.stats is not None:
+                if self.prefill is not None:
+                    self.prefill.observe(reply.stats)
                 turn.stats.append(reply.stats)
                 self.session.append({"type": "stats", **dataclasses.asdict(reply.stats)})
                 turn.emit(StepStats(reply.stats))
@@ -217,7 +211,7 @@ class Agent:
             return reply
         raise AssertionError("unreachable")
 
-    async def _run_calls(self, calls: list[Call], turn: _Turn) -> None:
+    async def _run_calls(self, calls: list[Call], turn: TurnState) -> None:
         invalid = 0
         for call in calls:
             call.error = call.error or self.registry.validate(call.name, call.arguments)
@@ -253,15 +247,15 @@ class Agent:
             self.policy = policy
             self.messages[0] = self._system_message()
         if self._runner.denied_again:  # the user's no stands: their next word decides
-            raise _Stop(
+            raise TurnStop(
                 "done",
                 f"Stopped: the model asked again for what you denied "
                 f"({self._runner.denied_again}); say how to go on.",
             )
         if self.policy.stuck:
-            raise _Stop("tool_failures", self.policy.stuck)
+            raise TurnStop("tool_failures", self.policy.stuck)
         if turn.invalid_streak >= MAX_INVALID_STREAK:
-            raise _Stop(
+            raise TurnStop(
                 "tool_failures",
                 f"Stopped: {MAX_INVALID_STREAK} invalid tool calls in a "
                 f"row; the last: {calls[-1].error}",
@@ -274,15 +268,16 @@ class Agent:
         if not force:
             if self.n_ctx is None:
                 return
-            used = await asyncio.to_thread(self._used_tokens)
+            schemas = self.registry.schemas()
+            used = await asyncio.to_thread(self.counter.count_request, self.messages, schemas)
             if not should_compact(used, self.n_ctx):
                 return
         emit(Notice(await self.compact()))
 
-    def _used_tokens(self) -> int:
-        return self.counter.count_messages(self.messages) + self.counter.count_tools(
-            self.registry.schemas()
-        )
+    async def _announce_costly(self, emit: EventSink) -> None:
+        new, self._unpriced = self._unpriced, []  # priced once, when first sent
+        limit = self.config.prefill_notice_s
+        await announce_costly(new, self.messages, self.counter, self.prefill, limit, emit)
 
     async def compact(self) -> str:
         """Shorten the history (``agent.loop.compaction``); returns a one-line note."""
@@ -296,4 +291,5 @@ class Agent:
 
     def _add(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
+        self._unpriced.append(message)
         self.session.append({"type": "message", "message": message})

@@ -26,6 +26,8 @@ class RequestStats:
     draft_n: int | None  # None: no speculation ran
     draft_accepted: int | None
     wall_s: float
+    prompt_tok_s: float = 0.0  # the server's prefill rate this request; 0: not reported
+    constrained: bool = False  # the reply was held to a schema (a grammar on the server)
 
     @property
     def acceptance(self) -> float | None:

@@ -203,10 +203,11 @@ class OpenAIChatModel:
         except httpx2.TransportError as e:  # cut mid-stream, or no byte for stall_s
             what = "stalled" if isinstance(e, httpx2.TimeoutException) else "was cut"
             raise ModelError(f"the model server's reply {what}: {type(e).__name__}") from None
+        constrained = not reply_format.free
         try:
-            stats = turn_stats(timings, usage, clock)
+            stats = turn_stats(timings, usage, clock, constrained=constrained)
         except UNUSABLE_STATS:  # odd values in timings or usage: measure instead
-            stats = turn_stats(None, None, clock)
+            stats = turn_stats(None, None, clock, constrained=constrained)
         yield StreamEnd(finish, stats)
 
 

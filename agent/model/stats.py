@@ -1,10 +1,22 @@
-"""A request's figures: the server's own ``timings`` when it sends them (source "server"),
-else usage and a client clock (source "client")."""
+"""A request's figures, and a turn's as every face shows them: the one source of those figures.
+
+A request's come from the server's own ``timings`` when it sends them (source "server"), else
+from usage and a client clock (source "client"). ``TurnFigures`` is what the TUI's throughput
+line, the headless text mode's closing line and its JSON ``figures`` all show, so they agree.
+
+llama-server reports ``draft_n`` only for a request that drafted something, so a missing count
+means "off" only when the server does not speculate at all (its /slots say so). It drafts under
+a grammar as well (server-context.cpp: drafting does not look at the request's grammar; the
+grammar sampler judges every drafted token), so a constrained step with no drafts is labelled
+as such, not as speculation off.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from agent.loop.events import RequestStats
 
@@ -32,7 +44,11 @@ class StreamClock:
 
 
 def turn_stats(
-    timings: dict[str, Any] | None, usage: dict[str, Any] | None, clock: StreamClock
+    timings: dict[str, Any] | None,
+    usage: dict[str, Any] | None,
+    clock: StreamClock,
+    *,
+    constrained: bool = False,
 ) -> RequestStats:
     """Stats from the server's ``timings`` (source "server") or from usage and the clock."""
     if timings:
@@ -48,6 +64,8 @@ def turn_stats(
             if draft_n is not None
             else None,
             wall_s=clock.wall(),
+            prompt_tok_s=float(timings.get("prompt_per_second") or 0.0),
+            constrained=constrained,
         )
     usage = usage or {}
     details = usage.get("prompt_tokens_details") or {}
@@ -64,4 +82,143 @@ def turn_stats(
         draft_n=None,
         draft_accepted=None,
         wall_s=clock.wall(),
+        constrained=constrained,
     )
+
+
+def combine(steps: Sequence[RequestStats]) -> RequestStats | None:
+    """One turn's requests as one figure: tok/s over the summed decode time, drafts summed
+    (``None`` when no request drafted), prefill rate over the summed prefill time, measured by
+    the server only if every request was, constrained only if every request was."""
+    if not steps:
+        return None
+    timed = [s for s in steps if s.decode_tok_s > 0]  # a one-token reply has no decode rate
+    decode_s = sum(s.predicted_n / s.decode_tok_s for s in timed)
+    prefilled = [s for s in steps if s.prompt_tok_s > 0 and s.prompt_n > 0]
+    prefill_s = sum(s.prompt_n / s.prompt_tok_s for s in prefilled)
+    drafted = [s for s in steps if s.draft_n is not None]
+    return RequestStats(
+        source="server" if all(s.source == "server" for s in steps) else "client",
+        decode_tok_s=sum(s.predicted_n for s in timed) / decode_s if decode_s > 0 else 0.0,
+        predicted_n=sum(s.predicted_n for s in steps),
+        prompt_n=sum(s.prompt_n for s in steps),
+        cache_n=sum(s.cache_n for s in steps),
+        draft_n=sum(s.draft_n or 0 for s in drafted) if drafted else None,
+        draft_accepted=sum(s.draft_accepted or 0 for s in drafted) if drafted else None,
+        wall_s=sum(s.wall_s for s in steps),
+        prompt_tok_s=sum(s.prompt_n for s in prefilled) / prefill_s if prefill_s > 0 else 0.0,
+        constrained=all(s.constrained for s in steps),
+    )
+
+
+def tokens(n: int) -> str:
+    if n < 1000:
+        return str(n)
+    if n < 10_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1000:.0f}k"
+
+
+def percent(share: float) -> str:
+    return f"{share * 100:.0f}%"
+
+
+# What a turn's drafting was: "on" (drafts were made), "idle" / "idle_constrained" (the server
+# speculates but drafted nothing, in free or only in schema-held steps), "off" (the server does
+# not speculate), "unknown" (no drafts, and the server's setting is not known).
+Speculation = Literal["on", "idle", "idle_constrained", "off", "unknown"]
+_SPECULATION_WORDS = {
+    "idle": "0 drafted",
+    "idle_constrained": "0 drafted in constrained steps",
+    "off": "speculation off",
+    "unknown": "no drafts reported",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class TurnFigures:
+    """A turn's figures as every face shows them (``TurnFigures.of``, then ``pieces`` or
+    ``as_json``)."""
+
+    requests: int
+    source: Literal["server", "client"]
+    decode_tok_s: float
+    output_tokens: int
+    drafted: int | None
+    accepted: int | None
+    acceptance: float | None  # accepted / drafted
+    output_from_drafts: float | None  # accepted / output tokens
+    speculation: Speculation
+    baseline_tok_s: float | None  # the profile's measured no-speculation decode speed
+    speedup: float | None  # decode_tok_s / baseline_tok_s
+    prompt_cached: int
+    prompt_new: int
+    prefill_s: float | None  # seconds the server spent on the new prompt tokens
+    wall_s: float
+
+    @classmethod
+    def of(
+        cls,
+        turn: RequestStats,
+        *,
+        requests: int = 1,
+        baseline_tok_s: float | None = None,
+        speculative: bool | None = None,
+    ) -> TurnFigures:
+        """``turn``: one request or a turn's requests combined (``combine``); ``speculative``:
+        whether the server drafts at all (None: not known)."""
+        speculation: Speculation = "on"
+        if not turn.draft_n:
+            if speculative is None:
+                speculation = "unknown"
+            elif not speculative:
+                speculation = "off"
+            else:
+                speculation = "idle_constrained" if turn.constrained else "idle"
+        speedup = None
+        if baseline_tok_s and turn.decode_tok_s:
+            speedup = round(turn.decode_tok_s / baseline_tok_s, 3)
+        counts_unknown = speculation in ("off", "unknown")
+        return cls(
+            requests=requests,
+            source=turn.source,
+            decode_tok_s=round(turn.decode_tok_s, 2),
+            output_tokens=turn.predicted_n,
+            drafted=None if counts_unknown else turn.draft_n or 0,
+            accepted=None if counts_unknown else turn.draft_accepted or 0,
+            acceptance=turn.acceptance,
+            output_from_drafts=turn.accepted_share if turn.draft_n else None,
+            speculation=speculation,
+            baseline_tok_s=baseline_tok_s,
+            speedup=speedup,
+            prompt_cached=turn.cache_n,
+            prompt_new=turn.prompt_n,
+            prefill_s=round(turn.prompt_n / turn.prompt_tok_s, 3) if turn.prompt_tok_s else None,
+            wall_s=round(turn.wall_s, 3),
+        )
+
+    def pieces(self) -> list[tuple[str, str]]:
+        """The figures as (text, role) pieces; a face styles each role its own way
+        (roles: rate, note, gain, drafts, prompt)."""
+        parts = [(f"{self.decode_tok_s:.1f} tok/s", "rate")]
+        if self.source == "client":
+            parts.append((" (client-measured)", "note"))
+        if self.speedup is not None:
+            parts.append((f" ×{self.speedup:.2f} vs no-spec", "gain"))
+        if self.speculation == "on":
+            rate = f" ({percent(self.acceptance)})" if self.acceptance is not None else ""
+            parts.append((f" · draft {self.accepted}/{self.drafted}{rate}", "drafts"))
+            if self.output_from_drafts is not None:
+                parts.append((f" · {percent(self.output_from_drafts)} of output from drafts", ""))
+        else:
+            parts.append((f" · {_SPECULATION_WORDS[self.speculation]}", "note"))
+        prefill = f" ({self.prefill_s:.1f} s prefill)" if self.prefill_s is not None else ""
+        cached, new = tokens(self.prompt_cached), tokens(self.prompt_new)
+        parts.append((f" · prompt {cached} cached / {new} new{prefill}", "prompt"))
+        return parts
+
+    def as_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def line(self) -> str:
+        return "".join(text for text, _role in self.pieces())

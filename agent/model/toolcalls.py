@@ -1,10 +1,12 @@
 """Tool calls that local models leave in their text, and tolerant reading of argument JSON.
 
 Small models often write a call as text instead of a native tool call: a JSON object in a
-```json fence or on its own, Qwen's ``<tool_call>{...}</tool_call>``, or Gemma 4's
+```json fence or on its own, Qwen's ``<tool_call>{...}</tool_call>``, Qwen3-Coder's
+``<tool_call><function=NAME><parameter=K>V</parameter></function></tool_call>``, or Gemma 4's
 ``<|tool_call>call:name{key:<|"|>value<|"|>}<tool_call|>``. ``parse_text_calls`` finds them
-and cuts them out of the text. Plain JSON counts only when it is the whole reply: an object
-quoted in an explanation or an answer (from a README, a page, a tool result) never runs.
+and cuts them out of the text. Plain JSON and the XML form count only when they are the whole
+reply: a call quoted in an explanation or an answer (from a README, a page, a tool result) never
+runs.
 Arguments are read leniently (trailing commas, single quotes, Python literals, missing closing
 brackets) but anything still not JSON is reported as an error with the reason, never passed on.
 """
@@ -13,10 +15,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agent.model.callforms import GemmaReader, xml_calls
 from tools.argument_limits import argument_problem
 
 NAME_KEYS = ("name", "tool", "function")
@@ -88,12 +91,17 @@ _FENCE = re.compile(r"```(?:json|tool_call|tool)?\s*\n?(.*?)```", re.S)
 
 
 def parse_text_calls(text: str, tool_names: Collection[str]) -> TextCalls:
-    """Calls written in ``text``. Tagged forms always count (the model meant a call); bare or
-    fenced JSON counts only when it names a known tool and the reply is nothing but such calls,
-    so an example object in an answer, or a call quoted amid prose, is left alone."""
+    """Calls written in ``text``. Tagged JSON and Gemma's form always count (the model meant a
+    call); bare or fenced JSON and Qwen3-Coder's XML count only when they name a known tool and
+    the reply is nothing but such calls, so an example in an answer, or a call quoted amid prose,
+    is left alone. A mapping of tool names to argument schemas types the XML form's values."""
+    if "<function=" in text and (xml := _xml_calls(text, tool_names)) is not None:
+        return xml
     calls: list[ParsedCall] = []
 
     def tagged(match: re.Match[str]) -> str:
+        if match.group(1).startswith("<function="):  # XML amid prose: a quotation
+            return match.group(0)
         try:
             obj = loads_lenient(match.group(1))
         except ValueError as e:
@@ -107,7 +115,7 @@ def parse_text_calls(text: str, tool_names: Collection[str]) -> TextCalls:
 
     def gemma(match: re.Match[str]) -> str:
         try:
-            arguments = _GemmaReader(match.group(2).strip() or "{}").document()
+            arguments = GemmaReader(match.group(2).strip() or "{}").document()
         except ValueError as e:
             calls.append(ParsedCall(match.group(1), None, f"arguments could not be read ({e})"))
             return ""
@@ -135,6 +143,32 @@ def parse_text_calls(text: str, tool_names: Collection[str]) -> TextCalls:
         if bare is not None:
             return TextCalls("", [bare])
     return TextCalls(rest.strip() if calls else text, calls)
+
+
+def _xml_calls(text: str, tool_names: Collection[str]) -> TextCalls | None:
+    """Qwen3-Coder's calls when the reply is nothing but calls to known tools, else None."""
+    found, rest = xml_calls(text)
+    if rest.strip() or not found or any(name not in tool_names for name, _ in found):
+        return None
+    calls = []
+    for name, written in found:
+        schema = tool_names.get(name) if isinstance(tool_names, Mapping) else None
+        types = (schema or {}).get("properties") or {}
+        arguments = {key: _xml_value(value, types.get(key)) for key, value in written.items()}
+        problem = argument_problem(arguments)
+        calls.append(ParsedCall(name, None if problem else arguments, problem))
+    return TextCalls("", calls)
+
+
+def _xml_value(raw: str, schema: Any) -> Any:
+    """A parameter's text: kept as written where the schema wants a string (the template writes
+    strings raw), else read as JSON (it writes numbers, booleans, lists and objects as JSON)."""
+    if isinstance(schema, dict) and schema.get("type") == "string":
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
 
 
 def _json_call(body: str, tool_names: Collection[str]) -> ParsedCall | None:
@@ -215,70 +249,3 @@ def _drop_trailing_comma(out: list[str]) -> None:
         out.pop()
     if out and out[-1] == ",":
         out.pop()
-
-
-_GEMMA_SCALAR = re.compile(r'-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|"(?:[^"\\]|\\.)*"')
-
-
-class _GemmaReader:
-    """Gemma 4's call arguments: ``{key:value,...}`` with unquoted keys, strings in ``<|"|>``,
-    and JSON numbers, booleans, null, lists and nested objects."""
-
-    QUOTE = '<|"|>'
-
-    def __init__(self, text: str) -> None:
-        self.text, self.pos = text, 0
-
-    def document(self) -> dict[str, Any]:
-        value = self.value()
-        self.space()
-        if not isinstance(value, dict) or self.pos != len(self.text):
-            raise ValueError(f"expected one {{...}} object at character {self.pos}")
-        return value
-
-    def space(self) -> None:
-        while self.pos < len(self.text) and self.text[self.pos].isspace():
-            self.pos += 1
-
-    def value(self) -> Any:
-        self.space()
-        text, pos = self.text, self.pos
-        if text.startswith(self.QUOTE, pos):
-            end = text.find(self.QUOTE, pos + len(self.QUOTE))
-            if end < 0:
-                raise ValueError('a <|"|> string is not closed')
-            self.pos = end + len(self.QUOTE)
-            return text[pos + len(self.QUOTE) : end]
-        if text.startswith("{", pos):
-            return self.members("}", self.pair)
-        if text.startswith("[", pos):
-            return self.members("]", self.value)
-        match = _GEMMA_SCALAR.match(text, pos)
-        if not match:
-            raise ValueError(f"unexpected {text[pos : pos + 12]!r} at character {pos}")
-        self.pos = match.end()
-        return json.loads(match.group(0))
-
-    def pair(self) -> tuple[str, Any]:
-        self.space()
-        colon = self.text.find(":", self.pos)
-        if colon < 0 or "}" in self.text[self.pos : colon]:
-            raise ValueError(f"expected key: at character {self.pos}")
-        key = self.text[self.pos : colon].strip().strip('"')
-        self.pos = colon + 1
-        return key, self.value()
-
-    def members(self, close: str, item: Any) -> Any:
-        self.pos += 1
-        items: list[Any] = []
-        self.space()
-        while not self.text.startswith(close, self.pos):
-            items.append(item())
-            self.space()
-            if self.text.startswith(",", self.pos):
-                self.pos += 1
-                self.space()
-            elif not self.text.startswith(close, self.pos):
-                raise ValueError(f"expected , or {close} at character {self.pos}")
-        self.pos += 1
-        return dict(items) if close == "}" else items

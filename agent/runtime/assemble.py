@@ -17,6 +17,7 @@ from agent.commands.prompts import prompt_commands
 from agent.commands.turns import CommandAgent, setup_skills
 from agent.config import Config, workspace_trusted
 from agent.context.memory import project_memory
+from agent.context.prefill import PrefillRate
 from agent.context.prompt import TokenCounter, system_prompt
 from agent.loop.agent import Agent
 from agent.mcp_config import McpSetup
@@ -24,7 +25,7 @@ from agent.model.endpoint import ChatModel, OpenAIChatModel
 from agent.permissions.allowed import AllowedRules
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
-from server.client import get_props, served_model, server_root
+from server.client import get_props, get_slots, served_model, server_root
 from server.errors import ServerError
 from server.launch.machine_key import key_for
 from tools.registry import ToolRegistry, default_registry
@@ -153,6 +154,7 @@ class ServedModel:
     constrained: bool  # the tool mode "auto" picks for it
     counter: TokenCounter
     vision: bool = False  # the server says its model reads images (/props modalities)
+    speculative: bool | None = None  # whether the server drafts (its /slots); None: not known
 
 
 def serve_model(url: str, config: Config) -> ServedModel:
@@ -183,7 +185,19 @@ def serve_model(url: str, config: Config) -> ServedModel:
         stall_s=config.stall_timeout_s,
     )
     counter = TokenCounter(root if n_ctx is not None else None, api_key=config.api_key)
-    return ServedModel(model, name, n_ctx, constrained, counter, vision)
+    drafts = speculates(root, config.api_key)
+    return ServedModel(model, name, n_ctx, constrained, counter, vision, drafts)
+
+
+def speculates(root: str, api_key: str | None) -> bool | None:
+    """Whether llama-server drafts: its timings only count drafts when a request made some,
+    so "speculation off" needs the server's own word (/slots; None where it has none)."""
+    try:
+        slots = get_slots(root, api_key)
+    except ServerError:  # /slots turned off (--no-slots), or not a llama-server
+        return None
+    known = [s["speculative"] for s in slots if isinstance(s.get("speculative"), bool)]
+    return any(known) if known else None
 
 
 def build_agent(
@@ -251,7 +265,16 @@ def assemble_agent(
         counter=served.counter,
         constrained=served.constrained,
         vision=served.vision,
+        prefill=prefill_rate(config, served),
         skills=skills,
         mcp=mcp,
         mcp_budget=tool_budget(config, served.n_ctx),
     )
+
+
+def prefill_rate(config: Config, served: ServedModel) -> PrefillRate:
+    """The prefill rate kept for this server (profile or endpoint, and model) on this machine."""
+    from server.paths import data_dir
+
+    server = config.endpoint or config.profile or "default"
+    return PrefillRate(data_dir() / "prefill.json", f"{server}|{Path(served.name).name}")

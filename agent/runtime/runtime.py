@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.config import Config
+from agent.context.prefill import context_parts, context_report
 from agent.faces.contract import ConnectRequest, Core, Facts, Progress, ServerView, SessionRow
 from agent.runtime.progress import build_line, download_line
+from agent.runtime.slot_keeper import SlotKeeper
 
 if TYPE_CHECKING:
     from agent.loop.agent import Agent
-    from agent.loop.events import Notice, RequestStats
     from agent.runtime.assemble import ServedModel
     from server.cli.progress import Hooks
     from tools.mcp.servers import McpServers
@@ -55,11 +56,10 @@ class Runtime:
         self.mcp: McpServers | None = None  # the one owner of the MCP connections
         self.agent: Agent | None = None  # the current agent: closed when replaced
         self._model_name = ""
+        self._speculative: bool | None = None
         self.ask_mcp: Callable[[dict[str, str]], bool] | None = None  # set by a face that asks
         self._mcp_asked = False  # once per run: /clear and /resume do not ask again
-        # Whether the server's slot holds the agent's conversation: once the agent has made a
-        # request since it came (or since the server restarted), or after a restore.
-        self._slot_holds = False
+        self.slot = SlotKeeper()  # whose conversation the server's slot holds
 
     def connect(self, request: ConnectRequest, progress: Progress) -> Core:
         """A new agent (a new, resumed or continued session, maybe on another profile); the
@@ -113,6 +113,7 @@ class Runtime:
         if self.agent is not None:
             self.agent.close()  # its background jobs belong to the old conversation
         self.config, self.mcp, self.agent, self._model_name = config, mcp, agent, served.name
+        self._speculative = served.speculative
         self._restore(progress, resumed=earlier is not None)
         return Core(
             agent=agent,
@@ -120,6 +121,11 @@ class Runtime:
             permissions=agent.permissions,
             session_id=agent.session.id,
             compact=agent.compact,
+            context=lambda: context_report(
+                context_parts(agent.messages, agent.registry.schemas(), agent.counter),
+                agent.n_ctx,
+                agent.prefill,
+            ),
         )
 
     def settle_mcp(self, progress: Progress) -> None:
@@ -142,8 +148,12 @@ class Runtime:
         return serve_model(config.endpoint or self._serve(config.profile, progress, switch), config)
 
     def _serve(self, profile: str | None, progress: Progress, switch: bool) -> str:
+        from agent.runtime.baseline import measure_baseline
+        from server.engine.gpu import gpus
+        from server.paths import data_dir
         from server.process.detached import up
         from server.process.state import down, running
+        from server.profiles.builtin import default_profile_name
 
         current = running()
         if current is not None and switch and current.profile != profile:
@@ -151,6 +161,11 @@ class Runtime:
             down()
             current = None
         if current is None:
+            measure_baseline(  # once; _facts reads what it recorded
+                profile or default_profile_name(gpus()),
+                data_dir() / "bench",
+                lambda line: progress("step", line),
+            )
             progress("step", f"starting the model server ({profile or 'default profile'})")
         # Reuses the server that runs (or refuses, naming it, when it serves another profile).
         url = up(profile, hooks=_hooks(progress)).url
@@ -158,54 +173,27 @@ class Runtime:
         return url
 
     def leave_session(self, progress: Progress | None = None) -> None:
-        """Save the current session's prompt cache in the server before the session is left
-        or the server stops (``agent.runtime.slot_cache``)."""
-        agent = self.agent
-        if agent is None or not self._slot_holds:
-            return
-        from agent.runtime.slot_cache import managed_slots, prefix_of
-
-        cache = managed_slots(self.config)
-        if cache is not None:
-            prefix = prefix_of(self._model_name, agent.messages, agent.registry.schemas())
-            line = cache.save(agent.session.id, prefix)
-            if line and progress is not None:
-                progress("step", line)
+        """Save the current session's prompt cache before it is left or the server stops."""
+        self.slot.leave(self.agent, self.config, self._model_name, progress)
 
     def _restore(self, progress: Progress, *, resumed: bool = True) -> None:
-        """The slot holds nothing of the current agent's conversation yet: restore it when
-        ``resumed`` and the saved prefix matches what will be sent. The agent's next request
-        then marks the slot as its own, and says whether a restore took effect."""
-        from agent.runtime.slot_cache import managed_slots, restore_effect
-
-        agent = self.agent
-        self._slot_holds, n = False, 0
-        if agent is None:
-            return
-        cache = managed_slots(self.config) if resumed else None
-        if cache is not None:
-            schemas = agent.registry.schemas()
-            n, line = cache.restore(agent.session.id, self._model_name, agent.messages, schemas)
-            if line:
-                progress("step", line)
-            self._slot_holds = n > 0
-
-        def first_request(stats: RequestStats) -> Notice | None:
-            self._slot_holds = True
-            return restore_effect(n, stats) if n else None
-
-        agent.on_next_stats = first_request
+        self.slot.arrive(self.agent, self.config, self._model_name, progress, resumed)
 
     def _facts(self, agent: Agent) -> Facts:
-        from agent.runtime.baseline import measured_baseline  # loads the bench code
+        from agent.runtime.baseline import measured_baseline, profile_speculates  # bench code
         from server.paths import data_dir
 
         profile = None if self.config.endpoint else self.server(0).profile
+        speculative = self._speculative  # the server's word (/slots), else the profile's launch
+        if speculative is None and profile is not None:
+            speculative = profile_speculates(profile)
         return Facts(
             model=Path(self._model_name).name.removesuffix(".gguf") or self.config.model or "model",
             profile=profile,
             n_ctx=agent.n_ctx,
             baseline_tok_s=measured_baseline(profile, data_dir() / "bench") if profile else None,
+            speculative=speculative,
+            prefill=agent.prefill,
         )
 
     def sessions(self) -> list[SessionRow]:

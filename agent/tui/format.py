@@ -6,6 +6,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from agent.model.stats import percent as percent  # the figures' own formatting
+from agent.model.stats import tokens as tokens
+
 SPARK = "▁▂▃▄▅▆▇█"
 
 
@@ -18,18 +21,6 @@ def duration(seconds: float) -> str:
         return f"{seconds:.0f}s"
     minutes, rest = divmod(round(seconds), 60)
     return f"{minutes}m{rest:02d}s"
-
-
-def tokens(n: int) -> str:
-    if n < 1000:
-        return str(n)
-    if n < 10_000:
-        return f"{n / 1000:.1f}k"
-    return f"{n / 1000:.0f}k"
-
-
-def percent(share: float) -> str:
-    return f"{share * 100:.0f}%"
 
 
 def one_line(text: str, width: int) -> str:

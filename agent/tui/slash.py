@@ -14,6 +14,7 @@ from agent.commands.load import listing
 from agent.commands.registry import Command
 from agent.config import Mode
 from agent.faces.contract import ConnectRequest
+from agent.model.stats import TurnFigures
 from agent.permissions.rules import MODES
 from agent.tui import commands
 from agent.tui import format as fmt
@@ -33,6 +34,8 @@ PROMPT_KEYS = (
     ("ctrl+p", "command palette"),
 )
 STATS_COLUMNS = ("turn", "tok/s", "output", "draft acc/prop", "from drafts", "cached/new", "wall")
+# The drafts column where a turn drafted nothing (agent.model.stats.TurnFigures.speculation).
+_DRAFTS = {"idle": "0", "idle_constrained": "0 (schema)", "off": "off", "unknown": "-"}
 
 
 class SlashCommands:
@@ -228,8 +231,11 @@ class SlashCommands:
 
     async def cmd_stats(self, arg: str) -> None:
         rows = []
+        facts = self.app.main.core.facts if self.app.main.core else None
+        speculative = facts.speculative if facts else None
         for number, turn in enumerate(self.app.main.turns, start=1):
-            drafts = "off" if turn.draft_n is None else f"{turn.draft_accepted}/{turn.draft_n}"
+            figures = TurnFigures.of(turn, speculative=speculative)
+            drafts = _DRAFTS.get(figures.speculation, f"{turn.draft_accepted}/{turn.draft_n}")
             share = turn.accepted_share
             rows.append(
                 (
@@ -243,6 +249,14 @@ class SlashCommands:
                 )
             )
         self.app.push_screen(TableScreen("Turn stats", STATS_COLUMNS, rows))
+
+    async def cmd_context(self, arg: str) -> None:
+        core = self.app.core
+        if core is None or core.context is None:
+            await self.note("/context: not available with this agent", "warning")
+            return
+        lines = await asyncio.to_thread(core.context)  # counting may ask the server
+        self.app.push_screen(TextScreen("Context", Content("\n".join(lines))))
 
     async def cmd_server(self, arg: str) -> None:
         self.app.action_toggle_server()

@@ -140,7 +140,9 @@ def _prompts(args: argparse.Namespace) -> tuple[BenchPrompt, ...]:
     return prompts
 
 
-def run(args: argparse.Namespace, console: Console) -> Path:
+def run(args: argparse.Namespace, console: Console, progress: Console | None = None) -> Path:
+    """The bench as ``args`` ask; its report on ``console``, build and download progress on
+    ``progress`` (default stderr)."""
     reps = args.reps if args.reps is not None else (1 if args.quick else 3)
     if reps < 1:
         raise BenchError("--reps must be at least 1")
@@ -160,7 +162,7 @@ def run(args: argparse.Namespace, console: Console) -> Path:
     bench.sampling = {k: v for k, v in profile.sampling.items() if k != "temperature"}
     out.mkdir(parents=True, exist_ok=True)
     try:
-        _run_modes(bench, profile, modes, args.draft_max, console)
+        _run_modes(bench, profile, modes, args.draft_max, console, progress)
     except BaseException:
         if bench.samples:  # an error or ^C mid-run still leaves what was measured
             _finish(bench, profile.name, Path(profile.target.filename).name, console)
@@ -169,10 +171,15 @@ def run(args: argparse.Namespace, console: Console) -> Path:
 
 
 def _run_modes(
-    bench: BenchRun, profile: Profile, modes: list[Mode], draft_max: int | None, console: Console
+    bench: BenchRun,
+    profile: Profile,
+    modes: list[Mode],
+    draft_max: int | None,
+    console: Console,
+    progress: Console | None = None,
 ) -> None:
     variants = [(mode, mode_profile(profile, mode, draft_max)) for mode in modes]  # fail early
-    with RichHooks().shown() as hooks:
+    with RichHooks(progress).shown() as hooks:
         served = prepare(profile, modes, hooks)
     console.print(f"engine: {served.engine.binary} ({served.engine.commit})")
     groups = [variants] if bench.interleaved else [[variant] for variant in variants]

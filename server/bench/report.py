@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -134,6 +134,26 @@ def terminal_bars(rows: Sequence[Row]) -> Text:
     return text
 
 
+# Why an n-gram mode can lose: it drafts only what the context already holds, and verifying a
+# draft that fails costs a batch. The seed's own client, its three new-code prompts at T=0.7,
+# `tiny` against `tiny-nospec`: ngram-mod 0.93-0.96x (it gains 2.4-4.1x on edits and copies).
+NGRAM_COST = (
+    "n-gram drafts pay only where the output repeats its context (edits, copies, rewrites); on "
+    "new code a failed draft costs its verification (the seed's new-code prompts: ngram-mod "
+    "0.93-0.96x of none)"
+)
+
+
+def speed_notes(means: Mapping[str, float]) -> list[str]:
+    """A line for each mode that ran slower than none: speculation is not free."""
+    notes = []
+    for mode, value in means.items():
+        if value < 1.0:
+            why = f": {NGRAM_COST}" if "ngram" in mode else ""
+            notes.append(f"{mode} costs speed on these prompts ({value:.2f}x of none){why}")
+    return notes
+
+
 def print_report(
     console: Console, rows: Sequence[Row], agreements: Sequence[Agreement], title: str
 ) -> None:
@@ -151,6 +171,8 @@ def print_report(
         if len(points) > 1:
             shown = ", ".join(f"{context:,} tokens {value:.0%}" for context, value in points)
             console.print(f"{mode} acceptance by context: {shown}")
+    for line in speed_notes(means):
+        console.print(line, style="yellow")
     console.print(terminal_bars(rows))
     if agreements:
         console.print(agreement_table(agreements))

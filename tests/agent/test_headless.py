@@ -46,8 +46,8 @@ def test_text_puts_the_answer_on_stdout_and_the_rest_on_stderr(workspace: Path) 
     assert facts == "beecode: created a.txt"  # beecode's account, before the model's words
     session_id = stats.rsplit(" ", 1)[1]
     assert stats == (
-        "2 requests · 20 prompt tokens (0% cached) · 10 tokens at 50.0 tok/s · 0.2 s "
-        f"(server timings) · session {session_id}"
+        "2 requests · 50.0 tok/s · no drafts reported · prompt 0 cached / 20 new · 0.2 s "
+        f"· session {session_id}"
     )
     assert Session.open(session_id).messages()[-1]["content"] == "Made a.txt."
 
@@ -137,7 +137,7 @@ def test_model_errors_exit_1(workspace: Path) -> None:
 
 
 def test_stats_line_without_requests() -> None:
-    assert stats_line([]) == "no model requests"
+    assert stats_line(None) == "no model requests"
 
 
 def test_event_json_names() -> None:

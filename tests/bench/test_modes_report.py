@@ -10,7 +10,7 @@ from rich.console import Console
 
 from server.bench.modes import BenchError, default_modes, mode_profile, parse_mode, parse_modes
 from server.bench.prompts import BenchPrompt
-from server.bench.report import print_report, write_chart
+from server.bench.report import print_report, speed_notes, write_chart
 from server.bench.requests import GREEDY_REP, BenchRun, schedule
 from server.bench.stats import Sample, agreement, summarize
 from server.profiles.catalog import get_profile
@@ -93,3 +93,17 @@ def test_schedule_adds_a_greedy_check_only_for_sampled_prompts(tmp_path: Path) -
     ]
     unchecked = schedule(BenchRun(tmp_path, (sampled,), reps=1, lossless=False))
     assert [(p.name, rep) for p, rep in unchecked] == [("sampled", 0)]
+
+
+def test_a_mode_slower_than_none_is_called_out() -> None:
+    samples = [
+        Sample("new-code", m, r, 0.0, 100, speed, 4.0, 30, 0, draft, accepted)
+        for m, speed, draft, accepted in (("none", 20.0, None, None), ("ngram-mod", 19.0, 90, 8))
+        for r in range(2)
+    ]
+    console = Console(record=True, width=300)
+    print_report(console, summarize(samples), [], "t")
+    text = console.export_text()
+    assert "ngram-mod costs speed on these prompts (0.95x of none): n-gram drafts pay only" in text
+    assert speed_notes({"dflash": 2.1, "ngram-mod": 1.4}) == []
+    assert speed_notes({"dflash": 0.8}) == ["dflash costs speed on these prompts (0.80x of none)"]

@@ -52,7 +52,8 @@ class TestStreaming:
             )
             await turn(app, pilot, "two")
             second = line(app, "#throughput")
-            assert "speculation off" in second and second.endswith("█▅")  # 40 of 80: bar 4 of 0..7
+            # tiny speculates (ngram-mod): a turn without drafts drafted 0, speculation is on.
+            assert "· 0 drafted ·" in second and second.endswith("█▅")  # 40 of 80: bar 4 of 0..7
 
     async def test_live_estimate_while_streaming(self, workspace: Path) -> None:
         runtime = ScriptedRuntime(workspace, [[TextPiece("x")] * 30 + [Hold()]])

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from agent.loop.events import Notice, ReasoningDelta, TextDelta
+from agent.model.stats import combine
 from agent.tui import format as fmt
 from agent.tui.commands import parse
 from agent.tui.inbox import Inbox, coalesce
-from agent.tui.throughput import LiveRate, combine, throughput_parts
+from agent.tui.throughput import LiveRate, throughput_parts
 from tests.factory import stats
 
 
@@ -50,9 +51,13 @@ class TestThroughputLine:
         assert "prompt 960 cached / 40 new" in text
         assert text.endswith("▄█")  # 50 of 120 is bar 3 of 0..7
 
-    def test_speculation_off_says_so(self) -> None:
-        text = line(throughput_parts(stats(33.3), None, None, []))
+    def test_speculation_off_only_when_the_server_does_not_speculate(self) -> None:
+        text = line(throughput_parts(stats(33.3), None, None, [], speculative=False))
         assert "speculation off" in text and "draft" not in text and "vs no-spec" not in text
+        text = line(throughput_parts(stats(33.3), None, None, [], speculative=True))
+        assert "· 0 drafted ·" in text and "off" not in text
+        text = line(throughput_parts(stats(33.3), None, None, []))  # an endpoint that won't say
+        assert "no drafts reported" in text and "off" not in text
 
     def test_live_estimate_before_server_figures(self) -> None:
         text = line(throughput_parts(None, LiveRate(50, 2.0), None, []))

@@ -121,3 +121,9 @@ class TestBaseline:
             "  ngram: ×2.24 over no speculation",  # geometric mean of 2.5 and 2.0
         ]
         assert bench_report("big", tmp_path)[-1] == "No run yet for profile big."
+
+    def test_bench_report_says_when_a_mode_costs_speed(self, tmp_path: Path) -> None:
+        self.summary(tmp_path / "20260101-000000", "tiny", {"none": [40], "ngram-mod": [38]})
+        assert bench_report("tiny", tmp_path)[-1].startswith(
+            "  ngram-mod costs speed on these prompts (0.95x of none): n-gram drafts pay only"
+        )

@@ -35,10 +35,11 @@ from agent.loop.events import (
     ToolCallStarted,
     TurnFinished,
 )
+from agent.model.stats import combine
 from agent.tui.history import PromptHistory
 from agent.tui.inbox import Inbox
 from agent.tui.screens.permission import PermissionScreen
-from agent.tui.throughput import LiveRate, combine
+from agent.tui.throughput import LiveRate
 from agent.tui.undo import CheckpointUndo
 from agent.tui.widgets.conversation import Conversation
 from agent.tui.widgets.prompt import Prompt
@@ -114,9 +115,7 @@ class MainScreen(Screen[None]):
             started, received = self._live_start
             live = LiveRate(self.inbox.received - received, self.clock() - started)
         history = [t.decode_tok_s for t in self.turns]
-        self.query_one(ThroughputLine).show(
-            turn, live, facts.baseline_tok_s if facts else None, history
-        )
+        self.query_one(ThroughputLine).show(turn, live, facts, history)
 
     def watch_busy(self, busy: bool) -> None:
         if self.is_mounted:

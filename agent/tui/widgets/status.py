@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from textual.content import Content
 from textual.widgets import Static
 
+from agent.context.prefill import seconds_text
 from agent.faces.contract import Facts, ServerView
 from agent.loop.events import RequestStats
 from agent.tui import format as fmt
@@ -20,10 +21,12 @@ class ThroughputLine(Static):
         self,
         turn: RequestStats | None,
         live: LiveRate | None,
-        baseline_tok_s: float | None,
+        facts: Facts | None,
         history: Sequence[float],
     ) -> None:
-        self.update(Content.assemble(*throughput_parts(turn, live, baseline_tok_s, history)))
+        baseline, speculative = (facts.baseline_tok_s, facts.speculative) if facts else (None, None)
+        parts = throughput_parts(turn, live, baseline, history, speculative)
+        self.update(Content.assemble(*parts))
 
 
 class StatusLine(Static):
@@ -47,7 +50,9 @@ class StatusLine(Static):
             if facts.n_ctx:
                 share = fmt.percent(context_used / facts.n_ctx)
                 used = f"{fmt.tokens(context_used)}/{fmt.tokens(facts.n_ctx)}"
-                parts.append((f" · ctx {used} ({share})", ""))
+                seconds = facts.prefill.seconds(context_used) if facts.prefill else None
+                cold = f", {seconds_text(seconds)} cold" if seconds else ""
+                parts.append((f" · ctx {used} ({share}{cold})", ""))
         if mode:
             parts.append((" · mode ", "dim"))
             parts.append((mode, "$text-warning" if mode == "yolo" else "$text-accent"))
