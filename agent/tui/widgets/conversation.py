@@ -80,8 +80,7 @@ class Conversation(VerticalScroll):
 
     def _units(self) -> list[Widget]:
         """What is hidden or shown, oldest first: each block of an assistant reply (a long reply
-        is mostly above the screen while its end streams), every other block whole. The hidden
-        ones are always the oldest."""
+        is mostly above the screen while its end streams), every other block whole."""
         units: list[Widget] = []
         for block in self._blocks():
             units.extend(block.children if isinstance(block, Markdown) else (block,))
@@ -104,7 +103,7 @@ class Conversation(VerticalScroll):
         for index in range(len(units) - 1, -1, -1):
             unit = units[index]
             if not unit.display:
-                return  # the rest are hidden already
+                continue  # (a replayed reply's blocks may mount after newer ones were hidden)
             if widgets >= KEEP_WIDGETS and rows >= keep_rows:
                 newest_hidden = index
                 break
@@ -142,7 +141,7 @@ class Conversation(VerticalScroll):
         hidden = [unit for unit in units if not unit.display]
         if not hidden:
             return
-        top = units[len(hidden)] if len(hidden) < len(units) else None
+        top = next((unit for unit in units if unit.display), None)
         showing = hidden[-SHOWN:]
         with self.app.batch_update():
             for unit in showing:
