@@ -11,8 +11,8 @@ steps stream JSON, not text), three clients ask in turn:
 The user's rate is (predicted_n - 1) / (last seen - first seen), the same decode steps and window
 the server uses for timings.predicted_per_second. Target: agent/server >= 0.98 for both faces.
 
-    python benchmarks/agent_overhead.py [--tasks N] [--max-tokens N] [--no-tui] [--out FILE]
-                                        [--paced TOK_S]
+    python benchmarks/agent_overhead.py [--tasks N] [--reps N] [--max-tokens N] [--no-tui]
+                                        [--out FILE] [--paced TOK_S]
 
 The tiny model decodes a few tok/s here, where no client falls behind. `--paced 2000` swaps the
 server for `_paced_server.py`, which streams a canned answer at that rate and reports its own
@@ -206,6 +206,7 @@ def model_server(paced_rate: float | None, log: Path) -> Iterator[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=len(TASKS))
+    parser.add_argument("--reps", type=int, default=1, help="ask every task this many times")
     parser.add_argument("--max-tokens", type=int, default=300)
     parser.add_argument("--no-tui", action="store_true", help="skip the TUI face")
     parser.add_argument(
@@ -224,7 +225,7 @@ def main() -> int:
             workspace = agent_workspace(home / "work", f"max_tokens = {args.max_tokens}\n")
             env = isolated_env(home)
             with model_server(args.paced, home / "server.log") as url:
-                for task in TASKS[: args.tasks]:
+                for task in TASKS[: args.tasks] * args.reps:
                     runs["headless"].append(via_agent(task, url, workspace, env))
                     if not args.no_tui:
                         runs["tui"].append(via_tui(task, url, workspace, env))

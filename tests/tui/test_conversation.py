@@ -13,7 +13,7 @@ from agent.model.endpoint import ModelError, ReasoningPiece, TextPiece
 from agent.model.scripted import Hold, call
 from agent.sessions.store import Session
 from agent.tui.widgets.blocks import ToolBlock
-from agent.tui.widgets.conversation import SHOWN, SLACK, EarlierBlocks
+from agent.tui.widgets.conversation import KEEP_WIDGETS, EarlierBlocks
 from tests.factory import ENDPOINT, ScriptedRuntime, answer, stats
 from tests.tui.harness import line, running, send, shown, turn, until
 
@@ -170,13 +170,36 @@ class TestLongSessions:
     async def test_older_blocks_are_hidden_and_come_back_at_the_top(self, workspace: Path) -> None:
         async with running(ScriptedRuntime(workspace)) as (app, pilot):
             view = app.main.conversation
-            for number in range(SHOWN + SLACK + 1):
+            for number in range(KEEP_WIDGETS + 10):
                 await view.note(f"note {number}")
+            await pilot.pause()  # laid out: the blocks' heights are known
+            await view.note("the newest")  # a new block hides what is past the budget
             await pilot.pause()
             visible = [note for note in view.query(".note.-info") if note.display]
-            assert len(visible) == SHOWN  # the newest; the others wait above
+            assert len(visible) == KEEP_WIDGETS  # the newest; the others wait above
+            assert str(visible[-1].content) == "the newest"
             earlier = view.query_one(EarlierBlocks)
             assert earlier.display and "▲ 11 earlier blocks" in str(earlier.content)
             view.scroll_home(animate=False)  # the user scrolls to the top
             await until(pilot, lambda: not earlier.display)
             assert all(note.display for note in view.query(".note.-info"))
+
+    async def test_a_long_reply_keeps_only_its_end_displayed(self, workspace: Path) -> None:
+        paragraphs = [f"paragraph {number}\n\n" for number in range(3 * KEEP_WIDGETS)]
+        runtime = ScriptedRuntime(workspace, [answer(*paragraphs)])
+        async with running(runtime) as (app, pilot):
+            await turn(app, pilot, "write a lot")
+            view = app.main.conversation
+            reply = view.query_one(".assistant", Markdown)
+            assert reply.source == "".join(paragraphs)  # all of it, though not all displayed
+            blocks = list(reply.children)
+            assert len(blocks) == len(paragraphs) and blocks[-1].display
+            hidden = [block for block in blocks if not block.display]
+            assert hidden and hidden == blocks[: len(hidden)]  # the oldest, above the screen
+            assert not view.query_one(".user").display  # the prompt above the reply too
+            earlier = view.query_one(EarlierBlocks)
+            assert f"▲ {len(hidden) + 1} earlier blocks" in str(earlier.content)
+            while earlier.display:  # the user scrolls to the top, again and again
+                view.scroll_home(animate=False)
+                await pilot.pause()
+            assert all(block.display for block in blocks)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets.markdown import MarkdownBlock
 
 from agent.config import Config
 from agent.model.endpoint import ModelError, TextPiece
@@ -44,6 +45,13 @@ def ready(app: BeeApp, then: Callable[[Pilot[None]], Awaitable[None]] | None = N
     return run_before
 
 
+def reply_in(app: BeeApp) -> bool:
+    """The streamed REPLY is in its widget: its last block holds the reply's last words (the
+    deltas reach the inbox first, then a frame's drain, then the Markdown stream's append)."""
+    blocks = app.main.conversation.query(MarkdownBlock).filter(".assistant > *")
+    return bool(blocks) and "Then run" in (blocks.last().source or "")
+
+
 def finished(app: BeeApp, count: int) -> Callable[[], bool]:
     return lambda: app.main.turns_finished >= count and not app.main.busy
 
@@ -66,7 +74,7 @@ class TestStreaming:
 
         async def stream(pilot: Pilot[None]) -> None:
             await send(pilot, "change x to 2")  # enter sends the prompt
-            await until(pilot, lambda: app.main.inbox.received == len(deltas))
+            await until(pilot, lambda: reply_in(app))  # not only queued: in its widget
             await pilot.pause()
             app.main.clock.now += 2.0  # type: ignore[attr-defined]
             app.main.refresh_lines()

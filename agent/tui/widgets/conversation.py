@@ -7,6 +7,7 @@ from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
@@ -20,11 +21,14 @@ from agent.tui import format as fmt
 from agent.tui.widgets.blocks import FactsBlock, Note, ToolBlock, UserMessage
 
 # Textual lays out every displayed widget of the screen whenever anything changes size, as a
-# streaming reply does many times a second; in a long session that work grows with the history
-# and the stream falls behind. Only the newest blocks stay displayed; older ones are hidden (not
-# removed) and come back, a batch at a time, when the user scrolls to the top.
-SHOWN = 20
-SLACK = 10  # hide in batches rather than one block per new block
+# streaming reply does every frame; that work grows with the widgets displayed (a Markdown reply
+# is a widget per paragraph, list item and code block), and a long reply or session made the
+# stream fall behind. So only the newest blocks stay displayed, as many as fill a few screens;
+# older ones are hidden (not removed), the parts of a long reply above the screen included, and
+# come back a batch at a time when the user scrolls to the top.
+KEEP_WIDGETS = 60  # displayed widgets kept at least (a layout costs ~0.1-0.3 ms per widget)
+KEEP_SCREENS = 2  # displayed rows kept at least, in heights of the view
+SHOWN = 20  # blocks brought back per scroll to the top
 
 
 class EarlierBlocks(Static):
@@ -32,6 +36,21 @@ class EarlierBlocks(Static):
 
     def on_click(self) -> None:
         self.post_message(Conversation.ShowEarlier())
+
+
+class Reply(Markdown):
+    """The assistant's reply as it streams; when an append is in, the conversation hides what
+    it pushed far above the screen (the append mounts its blocks after the write returns)."""
+
+    def append(self, markdown: str) -> AwaitComplete:
+        appended = super().append(markdown)
+
+        async def then_trim() -> None:
+            await appended
+            if isinstance(self.parent, Conversation):
+                self.parent.trim()
+
+        return AwaitComplete(then_trim())
 
 
 class Conversation(VerticalScroll):
@@ -47,6 +66,7 @@ class Conversation(VerticalScroll):
         self._text: MarkdownStream | None = None
         self._reasoning: MarkdownStream | None = None
         self._tools: dict[str, ToolBlock] = {}
+        self._hidden = 0  # units hidden above
 
     def compose(self) -> ComposeResult:
         yield EarlierBlocks(classes="note", id="earlier")
@@ -58,24 +78,56 @@ class Conversation(VerticalScroll):
     def _blocks(self) -> list[Widget]:
         return [child for child in self.children if not isinstance(child, EarlierBlocks)]
 
+    def _units(self) -> list[Widget]:
+        """What is hidden or shown, oldest first: each block of an assistant reply (a long reply
+        is mostly above the screen while its end streams), every other block whole."""
+        units: list[Widget] = []
+        for block in self._blocks():
+            units.extend(block.children if isinstance(block, Markdown) else (block,))
+        return units
+
     async def _add(self, widget: Widget) -> None:
         await self.mount(widget)
-        self._hide_older()
         self.anchor()  # a new block follows the output again, as when a turn starts
+        self.trim()
 
-    def _hide_older(self) -> None:
-        shown = [block for block in self._blocks() if block.display]
-        if len(shown) > SHOWN + SLACK:
-            with self.app.batch_update():
-                for block in shown[: len(shown) - SHOWN]:
-                    block.display = False
-            self._count_hidden()
+    def trim(self) -> None:
+        """Hide the displayed units older than the newest that hold KEEP_WIDGETS widgets and
+        KEEP_SCREENS views of rows; only while the view follows the output, so that nothing
+        moves under a user reading above."""
+        if self._anchor_released:  # (Textual's own flag; its version is pinned)
+            return
+        units = self._units()
+        widgets, rows, keep_rows = 0, 0, KEEP_SCREENS * self.size.height
+        newest_hidden = -1  # none
+        for index in range(len(units) - 1, -1, -1):
+            unit = units[index]
+            if not unit.display:
+                continue  # (a replayed reply's blocks may mount after newer ones were hidden)
+            if widgets >= KEEP_WIDGETS and rows >= keep_rows:
+                newest_hidden = index
+                break
+            widgets += 1 + len(unit.walk_children())
+            rows += max(1, unit.outer_size.height)  # a block not laid out yet has 0
+        hiding = [unit for unit in units[: newest_hidden + 1] if unit.display]
+        if not hiding:
+            return
+        with self.app.batch_update():
+            for unit in hiding:
+                unit.display = False
+            self._match_replies(hiding)
+        self._hidden += len(hiding)
+        self._count_hidden()
+
+    def _match_replies(self, units: list[Widget]) -> None:
+        """A reply whose blocks are all hidden is hidden too (its margin would stay)."""
+        for reply in {unit.parent for unit in units if isinstance(unit.parent, Markdown)}:
+            reply.display = any(block.display for block in reply.children)
 
     def _count_hidden(self) -> None:
-        hidden = sum(1 for block in self._blocks() if not block.display)
         note = self.query_one(EarlierBlocks)
-        note.update(f"▲ {hidden} earlier blocks · scroll to the top or click to show them")
-        note.display = hidden > 0
+        note.update(f"▲ {self._hidden} earlier blocks · scroll to the top or click to show them")
+        note.display = self._hidden > 0
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)  # the scrollbar, the anchor, the repaint
@@ -84,15 +136,18 @@ class Conversation(VerticalScroll):
 
     @on(ShowEarlier)
     def show_earlier(self) -> None:
-        """Display the newest SHOWN hidden blocks, keeping the block at the top in view."""
-        blocks = self._blocks()
-        hidden = [block for block in blocks if not block.display]
+        """Display the newest SHOWN hidden units, keeping the unit at the top in view."""
+        units = self._units()
+        hidden = [unit for unit in units if not unit.display]
         if not hidden:
             return
-        top = next((block for block in blocks if block.display), None)
+        top = next((unit for unit in units if unit.display), None)
+        showing = hidden[-SHOWN:]
         with self.app.batch_update():
-            for block in hidden[-SHOWN:]:
-                block.display = True
+            for unit in showing:
+                unit.display = True
+            self._match_replies(showing)
+        self._hidden -= len(showing)
         self._count_hidden()
         if top is not None:
             self.call_after_refresh(self.scroll_to_widget, top, top=True, animate=False)
@@ -104,7 +159,7 @@ class Conversation(VerticalScroll):
     async def text(self, fragment: str) -> None:
         if self._text is None:
             await self.close_streams()
-            markdown = Markdown(classes="assistant")
+            markdown = Reply(classes="assistant")
             await self._add(markdown)
             self._text = Markdown.get_stream(markdown)
         await self._text.write(fragment)
@@ -151,6 +206,7 @@ class Conversation(VerticalScroll):
         await self.close_streams()
         self._tools.clear()
         await self.remove_children(self._blocks())
+        self._hidden = 0
         self._count_hidden()
 
     async def replay(self, messages: list[dict[str, Any]]) -> None:
