@@ -186,16 +186,30 @@ def attempt(task: Task, home: Path, endpoint: str, args: argparse.Namespace) -> 
         f"{endpoint}/v1",
     ]
     start = time.monotonic()
-    result, states = run_keeping_states(cmd, ws, home)
-    row = {"task": task.name, "wall_s": time.monotonic() - start}
+    row = judged(task, ws, home, *run_keeping_states(cmd, ws, home))
+    row["wall_s"] = time.monotonic() - start
+    mark = "done" if row["ok"] else "WORSE" if row.get("made_worse") else "FAIL"
+    print(
+        f"{mark:5} {task.name:16} {row['stop']:14} {row['steps']:3} steps "
+        f"{row['wall_s']:6.1f} s  {'; '.join(row.get('calls', []))[:150]}",
+        flush=True,
+    )
+    return row
+
+
+def judged(
+    task: Task, ws: Path, home: Path, result: dict[str, Any] | None, states: list[Path]
+) -> dict[str, Any]:
+    """The task's row: done or not, made worse or not, and what the turn did and said."""
+    row = {"task": task.name}
     if result is None:
         shutil.rmtree(home / "states", ignore_errors=True)
         error = (home / "stderr.log").read_text()[-300:]
         return {**row, "ok": False, "stop": "no result", "steps": 0, "error": error}
-    ok = judge(task, ws, result)
+    ok = passes(task, ws, result)
     # Worse than an earlier state of the same turn: judged with the same answer, the workspace
     # as one of the turn's calls left it passed, and the final one does not.
-    earlier = [judge(task, state, result) for state in states]
+    earlier = [passes(task, state, result) for state in states]
     shutil.rmtree(home / "states", ignore_errors=True)
     turns = result["turns"]
     return {
@@ -226,18 +240,23 @@ def run_keeping_states(
         proc = subprocess.Popen(cmd, cwd=ws, env=env, stdout=subprocess.PIPE, stderr=err, text=True)
         killer = threading.Timer(1800, proc.kill)
         killer.start()
-        for line in proc.stdout or ():
-            event = json.loads(line) if line.startswith("{") else {}
-            if event.get("type") == "tool_call_finished":
-                states.append(home / "states" / str(len(states)) / ws.name)
-                shutil.copytree(ws, states[-1], symlinks=True)
-            result = event if event.get("type") == "result" else result
-        proc.wait()
-        killer.cancel()
+        try:
+            for line in proc.stdout or ():
+                event = json.loads(line) if line.startswith("{") else {}
+                if event.get("type") == "tool_call_finished":
+                    states.append(home / "states" / str(len(states)) / ws.name)
+                    shutil.copytree(ws, states[-1], symlinks=True)
+                result = event if event.get("type") == "result" else result
+            proc.wait()
+        finally:  # an interrupted benchmark leaves no agent running
+            killer.cancel()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     return result, states
 
 
-def judge(task: Task, ws: Path, result: dict[str, Any]) -> bool:
+def passes(task: Task, ws: Path, result: dict[str, Any]) -> bool:
     try:
         return bool(task.check(ws, result))
     except (OSError, subprocess.SubprocessError):
@@ -262,14 +281,7 @@ def main() -> int:
     with scratch("small-tasks") as home, served(args.profile, home / "server.log") as (url, _):
         for _ in range(args.reps):
             for task in tasks:
-                row = attempt(task, home, url, args)
-                rows.append(row)
-                mark = "done" if row["ok"] else "FAIL"
-                print(
-                    f"{mark}  {task.name:16} {row['stop']:14} {row['steps']:3} steps "
-                    f"{row['wall_s']:6.1f} s  {'; '.join(row.get('calls', []))[:150]}",
-                    flush=True,
-                )
+                rows.append(attempt(task, home, url, args))
     done = sum(r["ok"] for r in rows)
     worse = sum(bool(r.get("made_worse")) for r in rows)
     doubted = sum(bool(r.get("doubts")) for r in rows)

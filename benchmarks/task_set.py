@@ -269,15 +269,19 @@ def main() -> int:
     info, passes = header(f"task_set_{args.half}"), []
     with scratch("task-set") as home, served(args.profile, home / "server.log") as (url, _):
         for rep in range(args.reps):
-            rows = [attempt(TASKS[name], home, url, args) for name in names]
-            figures = pass_figures(rows)
+            rows: list[dict[str, Any]] = []
+            passes.append({"rows": rows})
+            for name in names:
+                rows.append(attempt(TASKS[name], home, url, args))
+                # Saved after every task: on 2 shared cores a run may be cut short.
+                save({**info, "half": args.half, "passes": passes}, args.out, quiet=True)
+            passes[-1].update(pass_figures(rows))
             print(
-                f"pass {rep + 1}: {figures['completed']} of {len(rows)} done, "
-                f"{figures['doubted']} doubted answers, {figures['made_worse']} made worse, "
-                f"{figures['cache_reuse']:.1%} of prompt tokens cached",
+                f"pass {rep + 1}: {passes[-1]['completed']} of {len(rows)} done, "
+                f"{passes[-1]['doubted']} doubted answers, {passes[-1]['made_worse']} made worse, "
+                f"{passes[-1]['cache_reuse']:.1%} of prompt tokens cached",
                 flush=True,
             )
-            passes.append({"rows": rows, **figures})
     whole = pass_figures([row for p in passes for row in p["rows"]])
     print(f"whole run: {whole['completed']} done, {whole['cache_reuse']:.1%} cached")
     save({**info, "half": args.half, "passes": passes, "whole_run": whole}, args.out)
