@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent.loop.agent import Agent
 from agent.model.scripted import ScriptedModel, text
-from agent.steps.habits import REPEAT_NOTE, WRITTEN_NOTE, TurnWatch
+from agent.steps.habits import REPEAT_NOTE, WRITTEN_NOTE, WRITTEN_TEXT_NOTE, TurnWatch
 from tests.agent.loop_kit import Face, make_agent, offered, results
 from tools.registry import ToolRegistry, default_registry
 
@@ -117,6 +117,25 @@ async def test_the_same_write_twice_asks_for_a_check_instead_of_ending(ws: Path)
     assert said[1].endswith(WRITTEN_NOTE) and said[2].startswith("1")
     step = offered(model.requests[2])
     assert {"write", "edit"}.isdisjoint(step) and "bash" in step
+
+
+async def test_the_same_change_of_a_config_file_twice_asks_to_read_it_not_run_it(
+    ws: Path,
+) -> None:
+    (ws / "app.ini").write_text("port = 8080\n")
+    change = '{"name": "edit", "arguments": {"path": "app.ini", "old": "8080", "new": "9090"}}'
+    read = '{"name": "read", "arguments": {"path": "app.ini"}}'
+    done = '{"name": "answer", "arguments": {"text": "Set."}}'
+    agent, _ = make_agent(
+        ws,
+        [text(read), text(change), text(change), text(read), text(DONE), text(done)],
+        tool_mode="constrained",
+    )
+    await agent.run_turn("set the port in app.ini to 9090", Face())
+
+    said = results(agent)
+    assert said[2].endswith(WRITTEN_TEXT_NOTE) and "run it" not in said[2]
+    assert (ws / "app.ini").read_text() == "port = 9090\n"
 
 
 def test_asking_whether_an_answer_waits_changes_nothing() -> None:
