@@ -89,11 +89,12 @@ def served(profile: str, log: Path) -> Iterator[tuple[str, LaunchPlan]]:
         server.stop()
 
 
-def save(result: dict[str, Any], out: Path | None) -> None:
+def save(result: dict[str, Any], out: Path | None, *, quiet: bool = False) -> None:
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=1) + "\n")
-        print(f"saved {out}")
+        if not quiet:
+            print(f"saved {out}")
 
 
 def ratio(a: float, b: float) -> float | None:

@@ -4,8 +4,9 @@ The bar from the agent issue: with the 0.5B coder model beecode should complete 
 tasks a user gives it (create a file, change a config value, rename a function, fix a syntax
 error, run a command and report, commit). Anchors measured elsewhere on the same model: Aider 4
 of 10, mini-swe-agent 0. Each task runs in a fresh scratch git repo with `beecode -p TASK
---permission-mode yolo --output-format json`; a check of the files (or the answer) decides
-success, never the exact wording.
+--permission-mode yolo --output-format stream-json`; a check of the files (or the answer)
+decides success, never the exact wording, and the workspace is copied after each call, to count
+the tasks made worse: done at some point of the turn, not at its end.
 
     python benchmarks/small_tasks.py [--only NAME,...] [--reps 1] [--max-steps 12]
         [--temperature T] [--out FILE]
@@ -15,8 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -174,46 +177,90 @@ def attempt(task: Task, home: Path, endpoint: str, args: argparse.Namespace) -> 
         "--permission-mode",
         "yolo",
         "--output-format",
-        "json",
+        "stream-json",
         "--max-steps",
-        str(args.max_turns),
+        str(args.max_steps),
         "--tool-mode",
         args.tool_mode,
         "--endpoint",
         f"{endpoint}/v1",
     ]
     start = time.monotonic()
-    done = subprocess.run(
-        cmd, cwd=ws, env=isolated_env(home / "env"), capture_output=True, text=True, timeout=1800
+    row = judged(task, ws, home, *run_keeping_states(cmd, ws, home))
+    row["wall_s"] = time.monotonic() - start
+    mark = "done" if row["ok"] else "WORSE" if row.get("made_worse") else "FAIL"
+    print(
+        f"{mark:5} {task.name:16} {row['stop']:14} {row['steps']:3} steps "
+        f"{row['wall_s']:6.1f} s  {'; '.join(row.get('calls', []))[:150]}",
+        flush=True,
     )
-    wall = time.monotonic() - start
-    try:
-        result = json.loads(done.stdout)
-    except ValueError:
-        return {
-            "task": task.name,
-            "ok": False,
-            "stop": f"no result (exit {done.returncode})",
-            "steps": 0,
-            "wall_s": wall,
-            "error": done.stderr[-300:],
-        }
-    try:
-        ok = bool(task.check(ws, result))
-    except (OSError, subprocess.SubprocessError):
-        ok = False
+    return row
+
+
+def judged(
+    task: Task, ws: Path, home: Path, result: dict[str, Any] | None, states: list[Path]
+) -> dict[str, Any]:
+    """The task's row: done or not, made worse or not, and what the turn did and said."""
+    row = {"task": task.name}
+    if result is None:
+        shutil.rmtree(home / "states", ignore_errors=True)
+        error = (home / "stderr.log").read_text()[-300:]
+        return {**row, "ok": False, "stop": "no result", "steps": 0, "error": error}
+    ok = passes(task, ws, result)
+    # Worse than an earlier state of the same turn: judged with the same answer, the workspace
+    # as one of the turn's calls left it passed, and the final one does not.
+    earlier = [passes(task, state, result) for state in states]
+    shutil.rmtree(home / "states", ignore_errors=True)
+    turns = result["turns"]
     return {
-        "task": task.name,
+        **row,
         "ok": ok,
+        "made_worse": not ok and any(earlier),
         "stop": result["stop_reason"],
-        "steps": len(result["turns"]),
-        "wall_s": wall,
+        "steps": len(turns),
         "calls": [
             f"{c['name']} {json.dumps(c.get('arguments'))[:70]}" for c in result["tool_calls"]
         ],
         "answer": result["result"][:200],
         "doubts": result.get("doubts", []),  # where beecode's facts contradict the answer
+        "prompt_tokens": sum(t["prompt_n"] + t["cache_n"] for t in turns),
+        "cached_tokens": sum(t["cache_n"] for t in turns),
     }
+
+
+def run_keeping_states(
+    cmd: list[str], ws: Path, home: Path
+) -> tuple[dict[str, Any] | None, list[Path]]:
+    """The headless run's result, and a copy of the workspace after each of its calls (taken
+    as the call's event arrives: the next call waits for a model reply, seconds on CPU)."""
+    states: list[Path] = []
+    result = None
+    with (home / "stderr.log").open("w") as err:
+        env = isolated_env(home / "env")
+        proc = subprocess.Popen(cmd, cwd=ws, env=env, stdout=subprocess.PIPE, stderr=err, text=True)
+        killer = threading.Timer(1800, proc.kill)
+        killer.start()
+        try:
+            for line in proc.stdout or ():
+                event = json.loads(line) if line.startswith("{") else {}
+                if event.get("type") == "tool_call_finished":
+                    states.append(home / "states" / str(len(states)) / ws.name)
+                    shutil.copytree(ws, states[-1], symlinks=True)
+                result = event if event.get("type") == "result" else result
+            proc.wait()
+        finally:  # an interrupted benchmark leaves no agent running
+            killer.cancel()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    return result, states
+
+
+def passes(task: Task, ws: Path, result: dict[str, Any]) -> bool:
+    try:
+        return bool(task.check(ws, result))
+    except (OSError, subprocess.SubprocessError):
+        return False
 
 
 def main() -> int:
@@ -234,16 +281,11 @@ def main() -> int:
     with scratch("small-tasks") as home, served(args.profile, home / "server.log") as (url, _):
         for _ in range(args.reps):
             for task in tasks:
-                row = attempt(task, home, url, args)
-                rows.append(row)
-                mark = "done" if row["ok"] else "FAIL"
-                print(
-                    f"{mark}  {task.name:16} {row['stop']:14} {row['steps']:3} steps "
-                    f"{row['wall_s']:6.1f} s  {'; '.join(row.get('calls', []))[:150]}",
-                    flush=True,
-                )
+                rows.append(attempt(task, home, url, args))
     done = sum(r["ok"] for r in rows)
-    print(f"completed {done} of {len(rows)} tasks")
+    worse = sum(bool(r.get("made_worse")) for r in rows)
+    doubted = sum(bool(r.get("doubts")) for r in rows)
+    print(f"completed {done} of {len(rows)} tasks; {doubted} doubted answers, {worse} made worse")
     settings = {"temperature": args.temperature, "tool_mode": args.tool_mode}
     save({**info, **settings, "rows": rows, "completed": done, "total": len(rows)}, args.out)
     return 0

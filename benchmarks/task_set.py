@@ -4,8 +4,10 @@ The ten of ``small_tasks.py`` rose under tuning while differently worded tasks o
 stayed low: the tuning fit the ten. This set is fixed, and so is its split (``TUNING`` and
 ``REPORTING`` below, chosen before any prompt or policy was changed against it): tune on the
 tuning half only, and publish the reporting half's figures. Besides the pass rate, each pass
-counts the turns whose answer beecode's facts contradict (``doubts`` in the json result; the
-target is 0). Each task runs as in ``small_tasks.py`` (a fresh scratch git repo, headless, yolo).
+counts the turns whose answer beecode's facts contradict (``doubts`` in the json result), the
+tasks made worse (done at some point of the turn, not at its end; both targets 0) and the share
+of prompt tokens served from the server's cache. Each task runs as in ``small_tasks.py`` (a
+fresh scratch git repo, headless, yolo).
 
     python benchmarks/task_set.py --half reporting [--reps 3] [--max-steps 12] [--out FILE]
 """
@@ -240,6 +242,19 @@ REPORTING = [
 assert sorted(TUNING + REPORTING) == sorted(TASKS), "the halves cover the set exactly once"
 
 
+def pass_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The tasks done, the answers the facts contradict, the tasks made worse (``attempt``'s
+    made_worse), and the share of prompt tokens the server's cache served."""
+    prompt = sum(r.get("prompt_tokens", 0) for r in rows)
+    return {
+        "completed": sum(r["ok"] for r in rows),
+        "doubted": sum(bool(r.get("doubts")) for r in rows),
+        "made_worse": sum(bool(r.get("made_worse")) for r in rows),
+        "failed_tasks": [r["task"] for r in rows if not r["ok"]],
+        "cache_reuse": sum(r.get("cached_tokens", 0) for r in rows) / prompt if prompt else 0.0,
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--half", choices=("tuning", "reporting"), required=True)
@@ -250,17 +265,26 @@ def main() -> int:
     parser.add_argument("--temperature", type=float)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    args.max_turns = args.max_steps  # small_tasks.attempt's name for it
     names = TUNING if args.half == "tuning" else REPORTING
     info, passes = header(f"task_set_{args.half}"), []
     with scratch("task-set") as home, served(args.profile, home / "server.log") as (url, _):
         for rep in range(args.reps):
-            rows = [attempt(TASKS[name], home, url, args) for name in names]
-            done = sum(r["ok"] for r in rows)
-            doubted = sum(bool(r.get("doubts")) for r in rows)
-            print(f"pass {rep + 1}: {done} of {len(rows)} done, {doubted} doubted answers")
-            passes.append({"rows": rows, "completed": done, "doubted": doubted})
-    save({**info, "half": args.half, "passes": passes}, args.out)
+            rows: list[dict[str, Any]] = []
+            passes.append({"rows": rows})
+            for name in names:
+                rows.append(attempt(TASKS[name], home, url, args))
+                # Saved after every task: on 2 shared cores a run may be cut short.
+                save({**info, "half": args.half, "passes": passes}, args.out, quiet=True)
+            passes[-1].update(pass_figures(rows))
+            print(
+                f"pass {rep + 1}: {passes[-1]['completed']} of {len(rows)} done, "
+                f"{passes[-1]['doubted']} doubted answers, {passes[-1]['made_worse']} made worse, "
+                f"{passes[-1]['cache_reuse']:.1%} of prompt tokens cached",
+                flush=True,
+            )
+    whole = pass_figures([row for p in passes for row in p["rows"]])
+    print(f"whole run: {whole['completed']} done, {whole['cache_reuse']:.1%} cached")
+    save({**info, "half": args.half, "passes": passes, "whole_run": whole}, args.out)
     return 0
 
 

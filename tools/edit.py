@@ -19,6 +19,7 @@ from tools.tool import BOOL, STR, BaseTool, Kind, ToolContext, ToolError, ToolRe
 
 # Below this similarity the "closest match" would only mislead.
 MIN_SIMILARITY = 0.5
+MIN_SWAPPED = 3  # a shorter new found in the file says nothing of a swap
 
 
 class EditTool(BaseTool):
@@ -47,6 +48,12 @@ class EditTool(BaseTool):
             # The model writes \n; a CRLF file still deserves an exact edit.
             old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
         starts = _occurrences(text, old)
+        if not starts and len(new.strip()) >= MIN_SWAPPED and new in text:
+            # Small models swap old and new, or make a change that is made already.
+            raise ToolError(
+                f"old not found in {shown}, but new is there already: the change is made, or old "
+                "and new are swapped (old is the text in the file now, new what replaces it)"
+            )
         if not starts:
             raise ToolError(not_found(shown_text(text), old, shown))
         lines = [text.count("\n", 0, start) + 1 for start in starts]

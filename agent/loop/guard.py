@@ -1,11 +1,12 @@
 """Never make it worse: within a turn, a write that would replace content the turn itself wrote
-and checked with text copied from a tool result or from the prompt is refused.
+with text copied from a tool result or from the prompt is refused.
 
 Small models, done and not stopping, overwrite good work with what they were last shown: a file
-written and run correctly became "wrote notes.txt (1 line)", the text of the write's own result.
-Checked means a command exited 0 or the file was read after the write. Copied means the new
-content (stripped) is inside a tool result of the turn and not inside the prompt, or it is the
-prompt itself, or most of it (the task's words, not a value the task asked for).
+written and run correctly became "wrote notes.txt (1 line)", the text of the write's own result,
+and a VERSION file written right became "created VERSION (1 line)" one step later, before any
+check (so the work need not be checked to be kept: no such copy fixes a file). Copied means the
+new content (stripped) is inside a tool result of the turn and not inside the prompt, or it is
+the prompt itself, or most of it (the task's words, not a value the task asked for).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from agent.model.reply import Call
 from tools.tool import ToolResult
 
 REFUSAL = (
-    "not written: {name} already holds what this turn wrote and checked, and this content is "
+    "not written: {name} already holds what this turn wrote, and this content is "
     "copied from {source}. If the task is done, answer; otherwise change the file with edit"
 )
 
@@ -25,16 +26,15 @@ class WorkGuard:
     def __init__(self, workspace: Path, prompt: str) -> None:
         self.workspace, self.prompt = workspace, prompt.strip()
         self.written: dict[Path, str] = {}  # content this turn wrote, by file
-        self.checked: set[Path] = set()
         self.results: list[str] = []
 
     def refusal(self, call: Call) -> str | None:
         """Why this call may not run, or None."""
         path, content = self._write(call)
-        if path is None or content is None or path not in self.checked:
+        if path is None or content is None or path not in self.written:
             return None
         if _read(path) != self.written.get(path) or content.strip() == self.written[path].strip():
-            return None  # changed since (not this turn's checked work), or the same work again
+            return None  # changed since (not this turn's work), or the same work again
         source = self._copied_from(content.strip())
         return REFUSAL.format(name=path.name, source=source) if source else None
 
@@ -45,11 +45,6 @@ class WorkGuard:
         path, content = self._write(call)
         if path is not None and content is not None:
             self.written[path] = content
-            self.checked.discard(path)
-        elif call.name == "bash" and result.meta.get("exit_code") == 0:
-            self.checked |= set(self.written)
-        elif call.name == "read" and (read := self._path(call)) in self.written:
-            self.checked.add(read)
 
     def _copied_from(self, text: str) -> str | None:
         if not text:

@@ -5,18 +5,21 @@ A model too small to call tools reliably gets each reply held to the step schema
 (``agent.steps.habits``): tools bash stands in for are left out, tools the plan mode refuses and
 tools the turn watch banned are not offered. An answer right after a change, or while a call
 keeps failing, is set aside once for a step that must call a tool. When the model repeats a
-finished call, the turn ends with a closing step that can only be the answer; its instruction
-goes with that one request and is never kept, so the history (and a resumed session) shows the
-last result, then the answer. A step object is never streamed: its answer is shown once kept.
-After a step that may have finished the task (its calls worked, one a change or a command that
-exited 0) and needs no check first, the next request is the choice "done" or "continue", for that
-request only: done leads to the report, continue to a step that must call a tool.
+finished call (the same call, a small variation of it three times, or beecode's words about a
+change fed back as input), the turn ends with a closing step that can only be the answer; its
+instruction goes with that one request and is never kept, so the history (and a resumed session)
+shows the last result, then the answer. A step object is never streamed: its answer is shown once
+kept. After a step that may have finished the task (its calls worked, one a change or a command
+that exited 0) and needs no check first, the next request is the choice "done" or "continue", for
+that request only: done leads to the report, continue to a step that must call a tool.
 
 ``AutoSteps`` is native until the model's native calls prove invalid, then constrained.
 """
 
 from __future__ import annotations
 
+import json
+from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from agent.config import ToolMode
@@ -41,6 +44,9 @@ from tools.tool import ToolResult
 # What a step may call: either, a tool, the answer; or no call: the done-or-continue choice,
 # and the report it leads to (the answer only, asked for in words).
 Offer = Literal["all", "tools", "answer", "choice", "report"]
+# Three calls in a row, each this similar to the last (difflib's ratio), end the turn with the
+# report: echo loops and rewrites of the same file one character apart, all of which worked.
+VARIATION, NEAR_REPEATS = 0.8, 2
 NATIVE_INVALID_SWITCH = 2  # invalid native calls before "auto" switches to constrained steps
 # Short on purpose: a small model copies the words of this request into its answer.
 REPORT_PROMPT = "Now answer me in one or two sentences."
@@ -63,6 +69,8 @@ class ConstrainedSteps(StepPolicy):
         self._finished_step = False  # the latest step's calls may have finished the task
         self._change_said = ""  # the latest result of a change, in beecode's words
         self._last_result = ""  # the last result the model saw, the report when it says nothing
+        self._last_call = ""  # the latest call that worked, as its name and arguments
+        self._variations = 0  # calls in a row that worked, each a small variation of the last
 
     def system(self, prompt: str) -> str:
         return prompt + STEP_GUIDE
@@ -128,9 +136,24 @@ class ConstrainedSteps(StepPolicy):
         self._change_said = result.output if kind == "edit" and not result.is_error else ""
         self._last_result = result.output + note
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
+        self._watch_variations(call, failed)
         done_kind = kind == "edit" or result.meta.get("exit_code") == 0
         self._finished_step = (self._finished_step or done_kind) and not failed
         return note
+
+    def _watch_variations(self, call: Call, failed: bool) -> None:
+        """Calls that worked, each a small variation of the last (echo "hi", echo 'hi', echo
+        hi): a near-repeat of a model with nothing left to do, which the same-call guard
+        misses. A variation of a failed call is a retry, not a repeat."""
+        said = f"{call.name} {json.dumps(call.arguments, sort_keys=True)}"
+        if failed:
+            said = ""
+        elif _small_variation(self._last_call, said):
+            self._variations += 1
+            self.watch.settled |= self._variations >= NEAR_REPEATS
+        else:
+            self._variations = 0
+        self._last_call = said
 
     def after_calls(self, invalid: int, emit: EventSink) -> StepPolicy:
         """A step whose calls all worked, one a change or a command that exited 0, may have
@@ -208,6 +231,12 @@ def _fed_back(said: str, call: Call) -> bool:
     line = said.strip().split("\n", 1)[0]
     values = (call.arguments or {}).values()
     return len(line) >= 12 and any(isinstance(v, str) and line in v for v in values)
+
+
+def _small_variation(last: str, call: str) -> bool:
+    """Whether ``call`` (a tool name and its arguments) is ``last`` changed a little."""
+    same_tool = last.split(" ", 1)[0] == call.split(" ", 1)[0]
+    return same_tool and last != call and SequenceMatcher(None, last, call).ratio() >= VARIATION
 
 
 def _shown(text: str, emit: EventSink) -> str:

@@ -36,6 +36,10 @@ REPEAT_NOTE = (
 )
 DONE_NOTE = "\n[This exact call already ran, with this same result. If the task is done, answer.]"
 WRITTEN_NOTE = "\n[Already written. Now check it: run it with bash or read it. Or answer.]"
+# Told to run a config file it had changed rightly, the 0.5B model ran `python3 config.ini`,
+# saw it fail, and undid the change.
+WRITTEN_TEXT_NOTE = "\n[Already written. Now check it: read it. Or answer.]"
+PROGRAMS = (".py", ".sh")
 FILE_TOOLS = frozenset({"write", "edit"})
 
 
@@ -80,7 +84,8 @@ class TurnWatch:
             return REPEAT_NOTE
         if self.unchecked_edit:  # the same change again: it means "done", but nothing checked it
             self.banned = FILE_TOOLS
-            return WRITTEN_NOTE
+            program = str((call.arguments or {}).get("path", "")).endswith(PROGRAMS)
+            return WRITTEN_NOTE if program else WRITTEN_TEXT_NOTE
         self.settled = True
         return DONE_NOTE
 

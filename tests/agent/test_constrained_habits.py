@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent.loop.agent import Agent
 from agent.model.scripted import ScriptedModel, text
-from agent.steps.habits import REPEAT_NOTE, WRITTEN_NOTE, TurnWatch
+from agent.steps.habits import REPEAT_NOTE, WRITTEN_NOTE, WRITTEN_TEXT_NOTE, TurnWatch
 from tests.agent.loop_kit import Face, make_agent, offered, results
 from tools.registry import ToolRegistry, default_registry
 
@@ -119,6 +119,25 @@ async def test_the_same_write_twice_asks_for_a_check_instead_of_ending(ws: Path)
     assert {"write", "edit"}.isdisjoint(step) and "bash" in step
 
 
+async def test_the_same_change_of_a_config_file_twice_asks_to_read_it_not_run_it(
+    ws: Path,
+) -> None:
+    (ws / "app.ini").write_text("port = 8080\n")
+    change = '{"name": "edit", "arguments": {"path": "app.ini", "old": "8080", "new": "9090"}}'
+    read = '{"name": "read", "arguments": {"path": "app.ini"}}'
+    done = '{"name": "answer", "arguments": {"text": "Set."}}'
+    agent, _ = make_agent(
+        ws,
+        [text(read), text(change), text(change), text(read), text(DONE), text(done)],
+        tool_mode="constrained",
+    )
+    await agent.run_turn("set the port in app.ini to 9090", Face())
+
+    said = results(agent)
+    assert said[2].endswith(WRITTEN_TEXT_NOTE) and "run it" not in said[2]
+    assert (ws / "app.ini").read_text() == "port = 9090\n"
+
+
 def test_asking_whether_an_answer_waits_changes_nothing() -> None:
     watch = TurnWatch(unchecked_edit=True, failing=frozenset({"bash"}))
     assert watch.answer_waits() and watch.answer_waits()
@@ -138,3 +157,24 @@ async def test_a_changes_result_fed_back_as_input_ends_the_turn_with_the_report(
     assert finished.final_text == "notes.txt holds buy milk."
     assert offered(model.requests[2]) == {"answer"}  # the report, right after the near-repeat
     assert (ws / "notes.txt").read_text() == "buy milk\n"
+
+
+async def test_calls_each_a_small_variation_of_the_last_end_the_turn_with_the_report(
+    ws: Path,
+) -> None:
+    def echo(words: str) -> str:
+        return '{"name": "bash", "arguments": {"command": "echo ' + words + '"}}'
+
+    failing = '{"name": "bash", "arguments": {"command": "cat nothing.txt"}}'
+    retry = '{"name": "bash", "arguments": {"command": "cat nothing2.txt"}}'
+    said = '{"name": "answer", "arguments": {"text": "Said hi."}}'
+    go_on = '"continue"'
+    replies = [failing, retry, echo("hi"), go_on, echo("hi!"), go_on, echo("hi!!"), said]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    finished = await agent.run_turn("say hi", Face())
+
+    # The retry of the failing cat is no repeat; the third echo in a row is one.
+    assert finished.final_text == "Said hi."
+    assert len(results(agent)) == 5
+    assert offered(model.requests[-1]) == {"answer"}
+    assert model.requests[-1].reply_format.name == "step"

@@ -1,5 +1,5 @@
-"""Never make it worse: a write replacing what the turn wrote and checked with text copied from
-a tool result or the prompt is refused; other rewrites go through."""
+"""Never make it worse: a write replacing what the turn wrote with text copied from a tool result
+or the prompt is refused; other rewrites go through."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ WRITE = call("write", {"path": "notes.txt", "content": "buy milk\n"})
 CHECK = call("bash", {"command": "cat notes.txt"})
 
 
-async def test_checked_work_is_not_overwritten_with_a_tool_results_text(ws: Path) -> None:
+async def test_work_is_not_overwritten_with_a_tool_results_text(ws: Path) -> None:
     copied = call("write", {"path": "notes.txt", "content": "created notes.txt (1 line)"})
     agent, _ = make_agent(ws, [WRITE, CHECK, copied, text("notes.txt holds buy milk.")])
     finished = await agent.run_turn("create notes.txt containing buy milk", Face())
@@ -25,7 +25,7 @@ async def test_checked_work_is_not_overwritten_with_a_tool_results_text(ws: Path
     assert finished.facts.created == ["notes.txt"]
 
 
-async def test_checked_work_is_not_overwritten_with_the_prompt(ws: Path) -> None:
+async def test_work_is_not_overwritten_with_the_prompt(ws: Path) -> None:
     prompt = "create notes.txt containing buy milk"
     read = call("read", {"path": "notes.txt"})
     copied = call("write", {"path": "notes.txt", "content": prompt})
@@ -36,10 +36,20 @@ async def test_checked_work_is_not_overwritten_with_the_prompt(ws: Path) -> None
     assert "copied from the prompt" in results(agent)[-1]
 
 
-async def test_unchecked_work_and_asked_for_values_may_be_rewritten(ws: Path) -> None:
-    unchecked = call("write", {"path": "a.txt", "content": "created notes.txt (1 line)"})
+async def test_work_not_yet_checked_is_kept_too(ws: Path) -> None:
+    # Seen on the 0.5B model: the write's own result, written over it the step after.
+    copied = call("write", {"path": "notes.txt", "content": "created notes.txt (1 line)\n"})
+    agent, _ = make_agent(ws, [WRITE, copied, text("Done.")])
+    await agent.run_turn("create notes.txt containing buy milk", Face())
+
+    assert (ws / "notes.txt").read_text() == "buy milk\n"
+    assert "copied from a tool result" in results(agent)[-1]
+
+
+async def test_other_files_and_asked_for_values_may_be_written(ws: Path) -> None:
+    other = call("write", {"path": "a.txt", "content": "created notes.txt (1 line)"})
     asked = call("write", {"path": "notes.txt", "content": "bye\n"})
-    agent, _ = make_agent(ws, [WRITE, unchecked, CHECK, asked, text("Done.")])
+    agent, _ = make_agent(ws, [WRITE, other, CHECK, asked, text("Done.")])
     await agent.run_turn("write buy milk to notes.txt, cat it, then change it to bye", Face())
 
     assert (ws / "a.txt").read_text() == "created notes.txt (1 line)"

@@ -64,6 +64,16 @@ async def test_near_miss_shows_the_closest_lines(ctx: ToolContext, source: Path)
     assert source.read_text() == SOURCE
 
 
+async def test_old_and_new_swapped_or_the_change_made_already_is_said(
+    ctx: ToolContext, source: Path
+) -> None:
+    swapped = {"path": "app.py", "old": 'greet("earth")', "new": 'greet("moon")'}
+    result = await edit.run(swapped, ctx)
+    assert result.is_error and "but new is there already" in result.output
+    assert "old and new are swapped" in result.output
+    assert source.read_text() == SOURCE
+
+
 async def test_whitespace_only_difference_is_named(ctx: ToolContext, source: Path) -> None:
     old = 'def greet(name):\n  print("hello", name)'
     result = await edit.run({"path": "app.py", "old": old, "new": "x"}, ctx)
