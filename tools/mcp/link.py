@@ -34,6 +34,7 @@ class Link:
         self.resources: list[types.Resource] = []
         self.state = "starting"  # connected, failed, down (died later), restarting, closed
         self.problem = ""
+        self.reason = ""  # the problem without the stderr tail
         self.told = ""  # the problem last told to the user (McpServers.news)
         self.started = asyncio.Event()  # the first start is over, whichever way it went
         self.ready = asyncio.Event()  # the current start is over
@@ -48,12 +49,28 @@ class Link:
         tells its own) and let its holder close the transport."""
         if self.state in ("starting", "connected", "restarting"):
             self.state = "failed" if self.state == "starting" else "down"  # down: restarted
-            tail = self.stderr_tail()
-            self.problem = problem + (f"; stderr: {tail}" if tail else "")
+            self.reason = problem
+            self.retell()
         self.session = None
         self.stop.set()
         for call in self.calls - {asyncio.current_task()}:
             call.cancel()  # calls waiting on a dead transport would wait out their timeout
+
+    def retell(self) -> None:
+        """The problem with the stderr's last lines as they are now: once the transport is
+        closed, its copy has them all (a crash's last words can reach the file after it)."""
+        if self.state in ("failed", "down") and self.reason:
+            tail = self.stderr_tail()
+            self.problem = self.reason + (f"; stderr: {tail}" if tail else "")
+
+    async def settled(self, within_s: float = 2.0) -> None:
+        """Wait, a little, for the current start to end (its transport closed, stderr copied);
+        the waiting call is no longer one the teardown cancels."""
+        current = asyncio.current_task()
+        if current is not None:
+            self.calls.discard(current)
+        if self.attempt is not None and self.attempt is not current:
+            await asyncio.wait({self.attempt}, timeout=within_s)
 
     def stderr_tail(self) -> str:
         """The last lines the server wrote on stderr (why it died, usually)."""

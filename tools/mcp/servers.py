@@ -234,6 +234,7 @@ class McpServers:
             link.fail(problem)  # with the server's last stderr lines when it exited
         finally:
             link.session = None
+            link.retell()  # the transport is closed: its stderr is all in the file now
             link.ready.set()
 
     async def _watch(self, link: Link, session: ClientSession) -> None:
@@ -262,6 +263,7 @@ class McpServers:
         except MCPError as error:
             if error.code == CONNECTION_CLOSED:
                 link.fail(CLOSED)
+                await link.settled()  # so the result tells the server's last words
                 return link.unavailable()
             if error.code == REQUEST_TIMEOUT and not await answers_ping(session):
                 # Not slow but hung: stopped and marked down, so no later call waits on it.
@@ -277,6 +279,7 @@ class McpServers:
             return link.unavailable()  # the server died under the call
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as error:
             link.fail(problem_of(error, link.spec))
+            await link.settled()
             return link.unavailable()
         finally:
             link.calls.discard(task)
