@@ -5,6 +5,7 @@ binary resources, prompts with arguments by position and by name."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -90,7 +91,8 @@ def test_resources_text_and_binary_and_attachments(runtime: ScriptedRuntime) -> 
     assert len(listed) == 7  # the server's static documents; fs offers no resources
     assert f"everything {DOC} · features.md (text/markdown)" in listed
     assert results[1].startswith("# Everything Server - Features")
-    assert results[2] == "[text/plain content of 56 bytes, not shown]"  # a blob: summarised
+    # a blob is summarised; its size follows the server's clock ("1:05:09 PM", "10:05:09 PM")
+    assert re.fullmatch(r"\[text/plain content of \d+ bytes, not shown\]", results[2])
     assert results[3] == "cannot read file:///etc/hostname from 'fs': Method not found"
     turn(runtime, f"summarise @everything:{DOC}", [answer("ok")])
     sent = runtime.model.requests[-1].messages[-1]["content"]
