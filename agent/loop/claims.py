@@ -17,9 +17,11 @@ from agent.loop.facts import TurnFacts
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n")
 _FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")
+# Past forms only: "adds" or "creates" describes code ("a function that adds two numbers"),
+# "added" or "has been created" claims a change.
 _CHANGE = re.compile(
-    r"\b(creat|wr[io]te|written|updat|chang|modif|add|edit|renam|sav|fix|replac|delet|remov|"
-    r"append|insert|set)\w*",
+    r"\b(created|wrote|written|updated|changed|modified|added|edited|renamed|saved|fixed|"
+    r"replaced|deleted|removed|appended|inserted|moved|set)\b",
     re.I,
 )
 _PRINTED = re.compile(

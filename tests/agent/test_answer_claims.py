@@ -23,6 +23,11 @@ def test_a_file_named_as_written_that_was_not() -> None:
     assert doubts("src/fib.py was written.", TurnFacts(changed=["src/fib.py"]), []) == []
     # Named without a claim of change: a question about a file is answered, not doubted.
     assert doubts("notes.txt holds three lines.", TurnFacts(), []) == []
+    # Code described, not a change claimed: "adds" is what the function does.
+    assert doubts("math_utils.py has a function definition that adds.", TurnFacts(), []) == []
+    assert doubts("I added subtract to math_utils.py.", TurnFacts(), []) == [
+        "the answer names math_utils.py, which this turn did not write"
+    ]
 
 
 def test_a_run_said_to_print_what_it_did_not() -> None:
