@@ -41,21 +41,34 @@ _CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.
 _CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 
 
-def system_prompt(workspace: Path, memory: str, skills_catalogue: str) -> str:
-    text = "\n".join(
-        [
-            f"You are beecode, a coding agent working in {workspace}.",
-            "Act through tool calls; write prose only to report results or ask a question.",
-            "Read a file before you edit it.",
-            "Check your work: run, test or compile what you changed.",
-            "When the task is done, say in a sentence or two what you did.",
-        ]
-    )
+RULES = "\n".join(
+    [
+        "You are beecode, a coding agent working in the user's project, the current folder.",
+        "Act through tool calls; write prose only to report results or ask a question.",
+        "Read a file before you edit it.",
+        "Check your work: run, test or compile what you changed.",
+        "When the task is done, say in a sentence or two what you did.",
+    ]
+)
+
+
+def system_prompt(memory: str, skills_catalogue: str) -> str:
+    """The rules, then what each project adds. No path, date or id: the rules (and a policy's
+    guide after them, ``with_guide``) and the tools are a prefix every project shares, so a new
+    session or a new project on a running server reads only what is its own."""
+    text = RULES
     if memory.strip():
         text += "\n\n# Project instructions\n" + memory.strip()
     if skills_catalogue.strip():
         text += "\n\n# Skills\n" + skills_catalogue.strip()
     return text
+
+
+def with_guide(prompt: str, guide: str) -> str:
+    """``prompt`` with ``guide`` right after the rules, before what the project adds."""
+    if not prompt.startswith(RULES):
+        return prompt + guide
+    return RULES + guide + prompt[len(RULES) :]
 
 
 @functools.cache

@@ -260,7 +260,7 @@ def assemble_agent(
         earlier or Session.create(workspace),
         config,
         ctx,
-        system=system_prompt(workspace, project_memory(workspace), skills.catalogue),
+        system=system_prompt(project_memory(workspace), skills.catalogue),
         n_ctx=served.n_ctx,
         counter=served.counter,
         constrained=served.constrained,

@@ -23,6 +23,7 @@ from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from agent.config import ToolMode
+from agent.context.prompt import with_guide
 from agent.loop.events import EventSink, Notice, TextDelta
 from agent.model.reply import Call, Reply, make_call
 from agent.permissions.rules import Permissions
@@ -73,7 +74,7 @@ class ConstrainedSteps(StepPolicy):
         self._variations = 0  # calls in a row that worked, each a small variation of the last
 
     def system(self, prompt: str) -> str:
-        return prompt + STEP_GUIDE
+        return with_guide(prompt, STEP_GUIDE)
 
     def start_turn(self) -> None:
         super().start_turn()

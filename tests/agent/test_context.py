@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,17 +21,28 @@ from agent.context.prompt import (
     should_compact,
     summary_request,
     system_prompt,
+    with_guide,
 )
 
 
-def test_system_prompt_is_short_stable_and_complete(tmp_path: Path) -> None:
-    bare = system_prompt(tmp_path, "", "")
-    assert str(tmp_path) in bare
+def test_system_prompt_is_short_stable_and_complete() -> None:
+    bare = system_prompt("", "")
     assert len(bare) / 3.5 < 200  # tokens, by the offline estimate
-    assert bare == system_prompt(tmp_path, "", "")  # byte-stable: no dates, counters, ids
-    full = system_prompt(tmp_path, "Run make test.", "- commit: make a commit")
+    assert bare == system_prompt("", "")  # byte-stable: no dates, counters, ids
+    full = system_prompt("Run make test.", "- commit: make a commit")
     assert full.startswith(bare)
     assert "Run make test." in full and "- commit: make a commit" in full
+
+
+def test_a_guide_goes_before_what_the_project_adds() -> None:
+    """Two projects share the rules, the guide and (after the system message) the tools as one
+    cached prefix: nothing of a project's comes before them."""
+    one, other = system_prompt("Run make test.", ""), system_prompt("", "- commit: commit")
+    guided = [with_guide(p, "\n\n# Reply format\nJSON.") for p in (one, other)]
+    shared = len(os.path.commonprefix(guided))
+    assert guided[0][:shared].endswith("# Reply format\nJSON.\n\n# ")
+    assert guided[0].endswith("Run make test.") and guided[1].endswith("- commit: commit")
+    assert with_guide("Some other prompt.", "\nGuide.") == "Some other prompt.\nGuide."
 
 
 @pytest.fixture

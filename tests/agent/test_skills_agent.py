@@ -56,7 +56,7 @@ def make(
     counter = TokenCounter(None)
     setup = setup_skills(ws, cfg, default_registry(), ctx, permissions, counter.count_text)
     model = ScriptedModel(replies)
-    system = system_prompt(ws, "", setup.catalogue)
+    system = system_prompt("", setup.catalogue)
     agent = CommandAgent(
         model,
         setup.registry,
