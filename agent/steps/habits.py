@@ -6,10 +6,11 @@
 - Do not loop: the same call with the same result is flagged the second time and ends the turn
   the third time. In constrained mode a call that failed twice the same way also takes its tool
   out of the steps that follow until a file changes, which forces a different action.
-- Check your work: in constrained mode, writing the same change twice takes the file tools out
-  of the next step (run or read it instead), and an answer right after a file change is set aside
-  once for a step that must be a tool call (small models claim results they never saw); so is an
-  answer while a call keeps failing (small models give up one step short of the fix).
+- Check your work: in constrained mode, writing the same program change twice takes the file
+  tools out of the next step (run or read it instead), and an answer right after a program
+  changed is set aside once for a step that must be a tool call (small models claim results they
+  never saw); so is an answer while a call keeps failing (small models give up one step short of
+  the fix). A text file written or edited is checked by its result: it holds what the call said.
 - Lose nothing: in constrained mode a write that would replace a file's content with text keeping
   none of its lines must be sent twice (asked to add a function, a small model writes just it).
 - Know when to stop: a 0.5B model in constrained mode practically never picks the answer step;
@@ -36,9 +37,8 @@ REPEAT_NOTE = (
 )
 DONE_NOTE = "\n[This exact call already ran, with this same result. If the task is done, answer.]"
 WRITTEN_NOTE = "\n[Already written. Now check it: run it with bash or read it. Or answer.]"
-# Told to run a config file it had changed rightly, the 0.5B model ran `python3 config.ini`,
-# saw it fail, and undid the change.
-WRITTEN_TEXT_NOTE = "\n[Already written. Now check it: read it. Or answer.]"
+# Only programs wait for a run: told to run a config file it had changed rightly, the 0.5B model
+# ran `python3 config.ini`, saw it fail, and undid the change.
 PROGRAMS = (".py", ".sh")
 FILE_TOOLS = frozenset({"write", "edit"})
 
@@ -62,7 +62,9 @@ class TurnWatch:
         """Record a result; returns a note to append to it for the model (or "")."""
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
         if not result.is_error:
-            self.unchecked_edit = kind == "edit"
+            # A text file written or edited holds what the call said: its result is the check.
+            # A program is checked by running it.
+            self.unchecked_edit = kind == "edit" and _is_program(call)
             self.failing = frozenset() if kind == "edit" else self.failing
         # The same change twice is a repeat whatever it reports the second time ("created"
         # became "already holds this content", or the old text is gone).
@@ -82,10 +84,9 @@ class TurnWatch:
         if first_failed and failed:
             self.failing |= {call.name}
             return REPEAT_NOTE
-        if self.unchecked_edit:  # the same change again: it means "done", but nothing checked it
+        if self.unchecked_edit:  # the same change again: it means "done", but nothing ran it
             self.banned = FILE_TOOLS
-            program = str((call.arguments or {}).get("path", "")).endswith(PROGRAMS)
-            return WRITTEN_NOTE if program else WRITTEN_TEXT_NOTE
+            return WRITTEN_NOTE
         self.settled = True
         return DONE_NOTE
 
@@ -108,6 +109,10 @@ class TurnWatch:
             self.nudged = True
         else:
             self.retried = True
+
+
+def _is_program(call: Call) -> bool:
+    return str((call.arguments or {}).get("path", "")).endswith(PROGRAMS)
 
 
 class ReadLedger:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent.loop.agent import Agent
 from agent.model.scripted import ScriptedModel, text
-from agent.steps.habits import REPEAT_NOTE, WRITTEN_NOTE, WRITTEN_TEXT_NOTE, TurnWatch
+from agent.steps.habits import REPEAT_NOTE, WRITTEN_NOTE, TurnWatch
 from tests.agent.loop_kit import Face, make_agent, offered, results
 from tools.registry import ToolRegistry, default_registry
 
@@ -119,23 +119,20 @@ async def test_the_same_write_twice_asks_for_a_check_instead_of_ending(ws: Path)
     assert {"write", "edit"}.isdisjoint(step) and "bash" in step
 
 
-async def test_the_same_change_of_a_config_file_twice_asks_to_read_it_not_run_it(
-    ws: Path,
-) -> None:
+async def test_a_changed_config_file_is_not_run_its_edit_is_the_check(ws: Path) -> None:
     (ws / "app.ini").write_text("port = 8080\n")
-    change = '{"name": "edit", "arguments": {"path": "app.ini", "old": "8080", "new": "9090"}}'
     read = '{"name": "read", "arguments": {"path": "app.ini"}}'
+    change = '{"name": "edit", "arguments": {"path": "app.ini", "old": "8080", "new": "9090"}}'
     done = '{"name": "answer", "arguments": {"text": "Set."}}'
-    agent, _ = make_agent(
-        ws,
-        [text(read), text(change), text(change), text(read), text(DONE), text(done)],
-        tool_mode="constrained",
+    agent, model = make_agent(
+        ws, [text(read), text(change), text(DONE), text(done)], tool_mode="constrained"
     )
-    await agent.run_turn("set the port in app.ini to 9090", Face())
+    finished = await agent.run_turn("set the port in app.ini to 9090", Face())
 
-    said = results(agent)
-    assert said[2].endswith(WRITTEN_TEXT_NOTE) and "run it" not in said[2]
-    assert (ws / "app.ini").read_text() == "port = 9090\n"
+    # Told to run a config file it had changed rightly, the 0.5B model ran `python3 config.ini`
+    # and undid the change: the edit's result is the check, so the next request is the choice.
+    assert model.requests[2].reply_format.name == "choice"
+    assert finished.final_text == "Set." and (ws / "app.ini").read_text() == "port = 9090\n"
 
 
 def test_asking_whether_an_answer_waits_changes_nothing() -> None:
@@ -151,11 +148,12 @@ async def test_a_changes_result_fed_back_as_input_ends_the_turn_with_the_report(
     write = '{"name": "write", "arguments": {"path": "notes.txt", "content": "buy milk\\n"}}'
     echo = '{"name": "bash", "arguments": {"command": "echo \\"created notes.txt (1 line)\\""}}'
     said = '{"name": "answer", "arguments": {"text": "notes.txt holds buy milk."}}'
-    agent, model = make_agent(ws, [text(write), text(echo), text(said)], tool_mode="constrained")
+    replies = [text(write), text('"continue"'), text(echo), text(said)]
+    agent, model = make_agent(ws, replies, tool_mode="constrained")
     finished = await agent.run_turn("create notes.txt containing buy milk", Face())
 
     assert finished.final_text == "notes.txt holds buy milk."
-    assert offered(model.requests[2]) == {"answer"}  # the report, right after the near-repeat
+    assert offered(model.requests[3]) == {"answer"}  # the report, right after the near-repeat
     assert (ws / "notes.txt").read_text() == "buy milk\n"
 
 
@@ -178,3 +176,16 @@ async def test_calls_each_a_small_variation_of_the_last_end_the_turn_with_the_re
     assert len(results(agent)) == 5
     assert offered(model.requests[-1]) == {"answer"}
     assert model.requests[-1].reply_format.name == "step"
+
+
+async def test_writing_a_text_file_leads_straight_to_the_choice(ws: Path) -> None:
+    """The issue's notes.txt: done by the first call, then set aside for more steps, the model
+    looped and wrote a tool result over the file. A text file's write is its own check."""
+    write = '{"name": "write", "arguments": {"path": "notes.txt", "content": "buy milk\\n"}}'
+    said = '{"name": "answer", "arguments": {"text": "notes.txt holds buy milk."}}'
+    agent, model = make_agent(ws, [text(write), text(DONE), text(said)], tool_mode="constrained")
+    finished = await agent.run_turn("create notes.txt containing buy milk", Face())
+
+    assert [r.reply_format.name for r in model.requests] == ["step", "choice", "step"]
+    assert finished.final_text == "notes.txt holds buy milk."
+    assert (ws / "notes.txt").read_text() == "buy milk\n"

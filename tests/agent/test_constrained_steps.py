@@ -17,28 +17,28 @@ GO_ON = text('"continue"')  # the choice after a command that exited 0: not done
 
 
 async def test_constrained_steps_become_calls_and_the_answer(ws: Path) -> None:
-    write = '{"name": "write", "arguments": {"path": "c.txt", "content": "c"}}'
-    read = '{"name": "read", "arguments": {"path": "c.txt"}}'
+    write = '{"name": "write", "arguments": {"path": "c.py", "content": "c = 1"}}'
+    read = '{"name": "read", "arguments": {"path": "c.py"}}'
     agent, model = make_agent(
         ws,
         [
             text(write),
             text('{"answer": "Made it."}'),
             text(read),
-            text('{"answer": "Made c.txt."}'),
+            text('{"answer": "Made c.py."}'),
         ],
         tool_mode="constrained",
     )
     face = Face()
-    finished = await agent.run_turn("make c.txt", face)
+    finished = await agent.run_turn("make c.py", face)
 
-    assert (ws / "c.txt").read_text() == "c"
-    assert finished.final_text == "Made c.txt."
+    assert (ws / "c.py").read_text() == "c = 1"
+    assert finished.final_text == "Made c.py."
     # No raw JSON, and the answer set aside never reached the face.
-    assert [e.text for e in face.of(TextDelta)] == ["Made c.txt."]
+    assert [e.text for e in face.of(TextDelta)] == ["Made c.py."]
     assert all(r.reply_format.name == "step" for r in model.requests)
     assert "# Reply format" in model.requests[0].messages[0]["content"]
-    # The answer right after the write was set aside for one step that had to be a tool call.
+    # The answer right after the program was written was set aside for one step that had to be a tool call.
     assert "answer" in offered(model.requests[1])
     assert "answer" not in offered(model.requests[2]) and "read" in offered(model.requests[2])
     assert [m["role"] for m in agent.messages[1:]] == [
@@ -50,7 +50,7 @@ async def test_constrained_steps_become_calls_and_the_answer(ws: Path) -> None:
         "assistant",
     ]
     assert "Made it." not in [m.get("content") for m in agent.messages]
-    assert agent.messages[-1] == {"role": "assistant", "content": "Made c.txt."}
+    assert agent.messages[-1] == {"role": "assistant", "content": "Made c.py."}
 
 
 async def test_a_small_model_repeating_a_finished_step_is_asked_to_report(ws: Path) -> None:
