@@ -20,6 +20,7 @@ from tools.tool import BOOL, STR, BaseTool, Kind, ToolContext, ToolError, ToolRe
 # Below this similarity the "closest match" would only mislead.
 MIN_SIMILARITY = 0.5
 MIN_SWAPPED = 3  # a shorter new found in the file says nothing of a swap
+MADE_ALREADY = "but new is there already"  # an edit that finds its own result
 
 
 class EditTool(BaseTool):
@@ -51,8 +52,8 @@ class EditTool(BaseTool):
         if not starts and len(new.strip()) >= MIN_SWAPPED and new in text:
             # Small models swap old and new, or make a change that is made already.
             raise ToolError(
-                f"old not found in {shown}, but new is there already: the change is made, or old "
-                "and new are swapped (old is the text in the file now, new what replaces it)"
+                f"old not found in {shown}, {MADE_ALREADY}: the change is made, or old and new "
+                "are swapped (old is the text in the file now, new what replaces it)"
             )
         if not starts:
             raise ToolError(not_found(shown_text(text), old, shown))

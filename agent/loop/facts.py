@@ -7,11 +7,12 @@ with its exit status and the start of its output. A failed step (an error, or a 
 exited non-zero) is unrecovered unless a later call on the same subject (the same path, the
 same command line) succeeded. Reads and permission denials are not failed steps: a look at a
 missing file is exploring, a denial the user's choice; nor is a write refused to keep the turn's
-checked work (``agent.loop.guard``).
+checked work (``agent.loop.guard``), nor an edit sent again that finds its own earlier result.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from agent.checkpoints.shadow import CheckpointError
 from agent.checkpoints.store import Checkpoints
+from tools.edit import MADE_ALREADY
 
 if TYPE_CHECKING:  # agent.model.reply imports the events, which hold TurnFacts
     from agent.model.reply import Call
@@ -78,6 +80,7 @@ class FactsRecorder:
         self.outputs: list[str] = []  # every result's output, for checking the answer's claims
         self._failures: dict[str, str] = {}  # subject -> the failure, until a success on it
         self.excused: set[str] = set()  # ids of calls refused to keep the turn's work
+        self._made: set[str] = set()  # edits that worked, as their name and arguments
 
     def observe(self, call: Call, kind: str | None, result: ToolResult) -> None:
         args = call.arguments or {}
@@ -92,6 +95,11 @@ class FactsRecorder:
         if kind in (None, "read") or result.meta.get("denied") or call.id in self.excused:
             return  # a look is exploring; a denial is the user's choice
         subject = f"{call.name} {args.get('command') or args.get('path') or ''}".strip()
+        said = f"{call.name} {json.dumps(args, sort_keys=True)}"
+        if kind == "edit" and not result.is_error:
+            self._made.add(said)
+        elif said in self._made and MADE_ALREADY in result.output:
+            return  # the same edit again: the first one made the change, still in the file
         if result.is_error or exit_code not in (None, 0):
             first = result.output.strip().splitlines()[:1] or [""]
             self._failures[subject] = f"{subject}: {_start(first[0], 160)}"

@@ -91,6 +91,21 @@ async def test_a_failed_run_fixed_and_run_again_is_recovered(ws: Path) -> None:
     assert finished.facts.changed == ["b.py"]
 
 
+async def test_an_edit_sent_again_that_finds_its_own_result_is_no_failure(ws: Path) -> None:
+    (ws / "u.py").write_text("def foo():\n    return 6\n\n\nprint(foo())\n")
+    rename = call("edit", {"path": "u.py", "old": "foo", "new": "bar", "replace_all": True})
+    run_it = call("bash", {"command": "python3 u.py"})
+    agent, _ = make_agent(ws, [rename, rename, run_it, text("Renamed foo to bar.")])
+    finished = await agent.run_turn("rename foo to bar in u.py", Face())
+
+    # The second edit failed only because the first had made the change: the task is done.
+    assert (finished.stop_reason, finished.facts.failed) == ("done", [])
+    agent, _ = make_agent(ws, [rename, text("Renamed.")])
+    finished = await agent.run_turn("rename foo to bar in u.py", Face())
+    # Found made, but not by this turn: it may be swapped, so it stays a failure.
+    assert finished.stop_reason == "failed" and "new is there already" in finished.facts.failed[0]
+
+
 async def test_a_cancelled_or_stopped_turn_still_has_its_facts(ws: Path) -> None:
     agent, _ = make_agent(
         ws,
