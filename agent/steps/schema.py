@@ -19,7 +19,8 @@ from agent.model.toolcalls import ParsedCall, call_from_object, loads_lenient
 # Appended to the system prompt in constrained mode: the format, and worked tasks, which small
 # models follow far better than a description alone. The tasks show calls only, never an answer's
 # words: a small model copied a worked answer ("running it printed 5") into reports of runs that
-# printed nothing. What a turn did is beecode's to report (``agent.loop.facts``).
+# printed nothing. What a turn did is beecode's to report (``agent.loop.facts``). No config file
+# among them: told to change settings.toml, the model edited the guide's app.cfg.
 STEP_GUIDE = """
 
 # Reply format
@@ -33,9 +34,10 @@ Task "create add.py that prints 2+3, then run it", one reply per turn:
 Task "rename total to sum in c.py":
 {"name": "edit", "arguments": {"path": "c.py", "old": "total", "new": "sum", "replace_all": true}}
 {"name": "bash", "arguments": {"command": "python3 c.py"}}
-Task "set debug to true in app.cfg, then commit all changes":
-{"name": "edit", "arguments": {"path": "app.cfg", "old": "debug = false", "new": "debug = true"}}
-{"name": "bash", "arguments": {"command": "git add -A && git commit -m 'Enable debug'"}}"""
+Task "fix the error in calc.py":
+{"name": "bash", "arguments": {"command": "python3 calc.py"}}
+{"name": "edit", "arguments": {"path": "calc.py", "old": "print(total", "new": "print(total)"}}
+{"name": "bash", "arguments": {"command": "python3 calc.py"}}"""
 
 # Tools a constrained step does not offer: bash does what they do, in commands a small model has
 # seen far more often, and every branch left out makes the choice easier and the grammar smaller.
