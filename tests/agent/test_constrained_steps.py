@@ -38,7 +38,8 @@ async def test_constrained_steps_become_calls_and_the_answer(ws: Path) -> None:
     assert [e.text for e in face.of(TextDelta)] == ["Made c.py."]
     assert all(r.reply_format.name == "step" for r in model.requests)
     assert "# Reply format" in model.requests[0].messages[0]["content"]
-    # The answer right after the program was written was set aside for one step that had to be a tool call.
+    # The answer right after the program was written was set aside for one step that had to
+    # be a tool call.
     assert "answer" in offered(model.requests[1])
     assert "answer" not in offered(model.requests[2]) and "read" in offered(model.requests[2])
     assert [m["role"] for m in agent.messages[1:]] == [
