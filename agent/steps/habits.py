@@ -171,10 +171,13 @@ class ReadLedger:
             if (path, content) in self.clobber_warned:
                 return None
             self.clobber_warned.add((path, content))
+            kept_too = old if old.endswith("\n") else old + "\n"
+            # The content that keeps them, in full: a small model copies text far better than
+            # it follows "write its old lines too".
             return (
                 f"this write would replace all of {path.name}, keeping none of its lines. To "
-                "add to the file, write its old lines too, or use edit; to replace it all, send "
-                "the same write again"
+                f"add to the file, write its lines and yours:\n{kept_too}\n{content}\nTo "
+                "replace it all, send the same write again"
             )
         return None
 

@@ -86,6 +86,8 @@ async def test_a_write_keeping_none_of_a_files_lines_must_be_sent_twice(ws: Path
     await agent.run_turn("add mul to m.py", Face())
 
     assert "would replace all of m.py" in results(agent)[0]
+    # The refusal holds the content that keeps the file's lines, for the model to copy.
+    assert "yours:\ndef add(a, b):\n    return a + b\n\ndef mul(a, b):" in results(agent)[0]
     assert "def add" in (ws / "m.py").read_text() and "def mul" in (ws / "m.py").read_text()
 
 
