@@ -5,7 +5,8 @@
   looked at).
 - Do not loop: the same call with the same result is flagged the second time and ends the turn
   the third time. In constrained mode a call that failed twice the same way also takes its tool
-  out of the steps that follow until a file changes, which forces a different action.
+  out of the steps that follow until a file changes, which forces a different action; a look
+  repeated while that failure waits for its fix takes the looking tool out of the next step.
 - Check your work: in constrained mode, writing the same program change twice takes the file
   tools out of the next step (run or read it instead), and an answer right after a program
   changed is set aside once for a step that must be a tool call (small models claim results they
@@ -36,6 +37,8 @@ REPEAT_NOTE = (
     " involved, or list the folder (ls) to see what is there.]"
 )
 DONE_NOTE = "\n[This exact call already ran, with this same result. If the task is done, answer.]"
+# Told to fix a syntax error, the 0.5B model ran the file twice, read it twice, and stopped.
+FIX_NOTE = "\n[You have seen this already. A step still fails: change the file to fix it.]"
 WRITTEN_NOTE = "\n[Already written. Now check it: run it with bash or read it. Or answer.]"
 # Only programs wait for a run: told to run a config file it had changed rightly, the 0.5B model
 # ran `python3 config.ini`, saw it fail, and undid the change.
@@ -87,6 +90,9 @@ class TurnWatch:
         if self.unchecked_edit:  # the same change again: it means "done", but nothing ran it
             self.banned = FILE_TOOLS
             return WRITTEN_NOTE
+        if self.failing:  # the same look again while a failed step waits for its fix: not done
+            self.banned = frozenset({call.name})
+            return FIX_NOTE
         self.settled = True
         return DONE_NOTE
 

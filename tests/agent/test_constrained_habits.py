@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent.loop.agent import Agent
 from agent.model.scripted import ScriptedModel, text
-from agent.steps.habits import REPEAT_NOTE, WRITTEN_NOTE, TurnWatch
+from agent.steps.habits import FIX_NOTE, REPEAT_NOTE, WRITTEN_NOTE, TurnWatch
 from tests.agent.loop_kit import Face, make_agent, offered, results
 from tools.registry import ToolRegistry, default_registry
 
@@ -191,3 +191,19 @@ async def test_writing_a_text_file_leads_straight_to_the_choice(ws: Path) -> Non
     assert [r.reply_format.name for r in model.requests] == ["step", "choice", "step"]
     assert finished.final_text == "notes.txt holds buy milk."
     assert (ws / "notes.txt").read_text() == "buy milk\n"
+
+
+async def test_a_look_repeated_while_a_failure_waits_for_its_fix_asks_for_the_fix(
+    ws: Path,
+) -> None:
+    """Told to fix a syntax error, the 0.5B model ran the file twice, read it twice and stopped
+    as if done: the second read means it is stuck, not finished."""
+    read = '{"name": "read", "arguments": {"path": "broken.py"}}'
+    fix = '{"name": "edit", "arguments": {"path": "broken.py", "old": "1 +", "new": "1"}}'
+    agent, model = await fix_broken(ws, read, read, fix)
+
+    said = results(agent)
+    assert said[3].endswith(FIX_NOTE)
+    step = offered(model.requests[4])
+    assert "read" not in step and "bash" not in step and "edit" in step
+    assert (ws / "broken.py").read_text() == "print(1)\n"
