@@ -4,10 +4,11 @@ Files created, changed and deleted come from the turn's checkpoint (the workspac
 before its first change, diffed with the files now), so changes a command made count too;
 without a checkpoint (no git) they come from the file tools' results. Every command is listed
 with its exit status and the start of its output. A failed step (an error, or a command that
-exited non-zero) is unrecovered unless a later call on the same subject (the same path, the
-same command line) succeeded. Reads and permission denials are not failed steps: a look at a
-missing file is exploring, a denial the user's choice; nor is a write refused to keep the turn's
-checked work (``agent.loop.guard``), nor an edit sent again that finds its own earlier result.
+exited non-zero) is unrecovered unless a later call on the same subject (a change of the same
+file, by any tool; the same command line) succeeded. Reads and permission denials are not failed
+steps: a look at a missing file is exploring, a denial the user's choice; nor is a write refused
+to keep the turn's checked work (``agent.loop.guard``), nor an edit sent again that finds its own
+earlier result.
 """
 
 from __future__ import annotations
@@ -95,6 +96,8 @@ class FactsRecorder:
         if kind in (None, "read") or result.meta.get("denied") or call.id in self.excused:
             return  # a look is exploring; a denial is the user's choice
         subject = f"{call.name} {args.get('command') or args.get('path') or ''}".strip()
+        # A change's subject is its file, whichever tool: a failed edit redone by a write worked.
+        key = f"file {args['path']}" if kind == "edit" and "path" in args else subject
         said = f"{call.name} {json.dumps(args, sort_keys=True)}"
         if kind == "edit" and not result.is_error:
             self._made.add(said)
@@ -102,9 +105,9 @@ class FactsRecorder:
             return  # the same edit again: the first one made the change, still in the file
         if result.is_error or exit_code not in (None, 0):
             first = result.output.strip().splitlines()[:1] or [""]
-            self._failures[subject] = f"{subject}: {_start(first[0], 160)}"
+            self._failures[key] = f"{subject}: {_start(first[0], 160)}"
         else:
-            self._failures.pop(subject, None)
+            self._failures.pop(key, None)
 
     def facts(self, session: str, mark: int | None) -> TurnFacts:
         snapshot = _snapshot_changes(self.workspace, session, mark)

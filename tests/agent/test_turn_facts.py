@@ -72,6 +72,15 @@ async def test_a_failed_edit_not_recovered_ends_the_turn_as_failed(ws: Path) -> 
     assert finished.facts.commands[0].exit_code == 0
 
 
+async def test_a_failed_edit_redone_by_a_write_of_the_file_is_recovered(ws: Path) -> None:
+    write = call("write", {"path": "config.py", "content": "debug = True\n"})
+    agent, _ = make_agent(ws, [*failed_edit(ws), write, text("debug is True now.")])
+    finished = await agent.run_turn("set debug to True", Face())
+
+    assert (finished.stop_reason, finished.facts.failed) == ("done", [])
+    assert finished.facts.doubts == []
+
+
 async def test_a_failed_run_fixed_and_run_again_is_recovered(ws: Path) -> None:
     (ws / "b.py").write_text("print(1\n")
     agent, _ = make_agent(
