@@ -20,7 +20,8 @@ from agent.model.toolcalls import ParsedCall, call_from_object, loads_lenient
 # models follow far better than a description alone. The tasks show calls only, never an answer's
 # words: a small model copied a worked answer ("running it printed 5") into reports of runs that
 # printed nothing. What a turn did is beecode's to report (``agent.loop.facts``). No config file
-# among them: told to change settings.toml, the model edited the guide's app.cfg.
+# among them: told to change settings.toml, the model edited the guide's app.cfg. Without the
+# commit task, "commit ... with the message 'add readme'" became a write of README.md.
 STEP_GUIDE = """
 
 # Reply format
@@ -37,7 +38,9 @@ Task "rename total to sum in c.py":
 Task "fix the error in calc.py":
 {"name": "bash", "arguments": {"command": "python3 calc.py"}}
 {"name": "edit", "arguments": {"path": "calc.py", "old": "print(total", "new": "print(total)"}}
-{"name": "bash", "arguments": {"command": "python3 calc.py"}}"""
+{"name": "bash", "arguments": {"command": "python3 calc.py"}}
+Task "commit all changes as 'wip'":
+{"name": "bash", "arguments": {"command": "git add -A && git commit -m 'wip'"}}"""
 
 # Tools a constrained step does not offer: bash does what they do, in commands a small model has
 # seen far more often, and every branch left out makes the choice easier and the grammar smaller.
