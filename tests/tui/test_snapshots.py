@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets.markdown import MarkdownBlock
+from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from agent.config import Config
 from agent.model.endpoint import ModelError, TextPiece
@@ -28,6 +28,10 @@ READ = call("read", {"path": "app.py"})  # edit refuses a file the model has not
 EDIT = call("edit", {"path": "app.py", "old": "x = 1", "new": "x = 2"})
 REPLY = (
     "Here is the plan:\n\n1. read `app.py`\n2. change **x**\n\n```python\nx = 2\n```\n\nThen run"
+)
+CODE_REPLY = (
+    'Done:\n\n```python\ndef f(x: int) -> str:\n    """Say x,\n    twice.\n    """\n'
+    '    return f"{x}{x}"  # both\n```\n\nThat is all.'
 )
 Snap = Callable[..., bool]
 
@@ -80,6 +84,23 @@ class TestStreaming:
             app.main.refresh_lines()
 
         assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, stream))
+
+    def test_code_streamed_in_pieces(self, snap_compare: Snap, workspace: Path) -> None:
+        """A reply with a Python block (a docstring over three lines) streamed three characters
+        at a time, then the same reply replayed whole below it: the two look the same."""
+        deltas = [TextPiece(CODE_REPLY[i : i + 3]) for i in range(0, len(CODE_REPLY), 3)]
+        app = make_app(ScriptedRuntime(workspace, [deltas]))
+
+        async def stream_then_replay(pilot: Pilot[None]) -> None:
+            await send(pilot, "write f")
+            await until(pilot, finished(app, 1))
+            await app.main.conversation.replay([{"role": "assistant", "content": CODE_REPLY}])
+            await pilot.pause()
+            streamed, whole = app.main.conversation.query(MarkdownFence)
+            assert streamed.code == whole.code
+            assert streamed._highlighted_code.spans == whole._highlighted_code.spans
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, stream_then_replay))
 
 
 class TestToolCall:
