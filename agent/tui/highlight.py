@@ -6,9 +6,12 @@ block of a few hundred lines cost tens of milliseconds per append, the largest c
 stream. ``GrowingCode`` keeps, for the block being written, the spans up to a line start and the
 lexer's state stack there, and lexes only the rest: the same loop as Pygments'
 ``RegexLexer.get_tokens_unprocessed``, resumed where it stood. The checkpoint stays a complete
-line behind the end, as an expression may look past the end of a line. Lexers with their own
-loop (C's, YAML's, JSON's) and fences without a language (guessed from the whole text) are
-highlighted whole as before; ``settle`` (Reply) highlights every finished block whole once.
+line behind the end, as an expression may look past the end of a line. Where one expression
+spans many lines (Python's docstring rule, a block comment in JavaScript, Go or Java) the lines
+before its end keep the styling they had while it was open, until the block is finished: then
+``GrowingFence.settle`` highlights it whole, once, so every block ends as Textual renders it
+whole. Lexers with their own loop (C's, YAML's, JSON's) and fences without a language (guessed
+from the whole text) are highlighted whole every time, as before.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ REPLY = (
     "Here is the plan:\n\n1. read `app.py`\n2. change **x**\n\n```python\nx = 2\n```\n\nThen run"
 )
 CODE_REPLY = (
-    'Done:\n\n```python\ndef f(x: int) -> str:\n    """Say x,\n    twice.\n    """\n'
+    'Done:\n\n```python\ndef f(x: int) -> str:\n    """Say x,\n    then x\n    again.\n    """\n'
     '    return f"{x}{x}"  # both\n```\n\nThat is all.'
 )
 Snap = Callable[..., bool]
@@ -86,17 +86,21 @@ class TestStreaming:
         assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, stream))
 
     def test_code_streamed_in_pieces(self, snap_compare: Snap, workspace: Path) -> None:
-        """A reply with a Python block (a docstring over three lines) streamed three characters
-        at a time, then the same reply replayed whole below it: the two look the same."""
-        deltas = [TextPiece(CODE_REPLY[i : i + 3]) for i in range(0, len(CODE_REPLY), 3)]
-        app = make_app(ScriptedRuntime(workspace, [deltas]))
+        """A reply with a Python block streamed into the conversation three characters at a
+        time, each piece appended on its own, then the same reply replayed whole below it: the
+        two look the same (the docstring over four lines, one expression in Pygments, styled
+        as a docstring in both)."""
+        app = make_app(ScriptedRuntime(workspace))
 
         async def stream_then_replay(pilot: Pilot[None]) -> None:
-            await send(pilot, "write f")
-            await until(pilot, finished(app, 1))
-            await app.main.conversation.replay([{"role": "assistant", "content": CODE_REPLY}])
+            conversation = app.main.conversation
+            for start in range(0, len(CODE_REPLY), 3):
+                await conversation.text(CODE_REPLY[start : start + 3])
+                await pilot.pause()  # the stream appends this piece alone
+            await conversation.close_streams()
+            await conversation.replay([{"role": "assistant", "content": CODE_REPLY}])
             await pilot.pause()
-            streamed, whole = app.main.conversation.query(MarkdownFence)
+            streamed, whole = conversation.query(MarkdownFence)
             assert streamed.code == whole.code
             assert streamed._highlighted_code.spans == whole._highlighted_code.spans
 
