@@ -36,19 +36,21 @@ class GrowingCode:
         self._spans: list[Span] = []  # the styled spans before it
         self._offset = 0  # where the next token's span starts (as textual.highlight counts)
         self._stack: tuple[str, ...] = ("root",)
+        self.resumed = False  # the last highlight lexed from a checkpoint, not from the start
 
     def highlight(self, code: str, language: str, theme: type[HighlightTheme]) -> Content:
         """What ``textual.highlight.highlight(code, language=language, theme=theme)`` gives."""
         if (language, theme) != self._key:
             self._key, self._lexer = (language, theme), _resumable_lexer(language)
             self._restart()
-        lexer = self._lexer
+        lexer, self.resumed = self._lexer, False
         if lexer is None:
             return highlight(code, language=language or None, theme=theme, tab_size=TAB_SIZE)
         code = "\n".join(code.splitlines())
         text = lexer._preprocess_lexer_input(code)  # type: ignore[attr-defined]  # as get_tokens
         if not text.startswith(self._head):
             self._restart()  # another block, or text that changed behind the checkpoint
+        self.resumed = bool(self._head)
         spans = self._lex_from_checkpoint(lexer, text, theme.STYLES)
         return Content(code, spans=spans).stylize_before("$text")
 

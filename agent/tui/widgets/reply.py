@@ -15,7 +15,7 @@ class GrowingFence(MarkdownFence):
     """A code block of a streaming reply. Textual builds one for every append to the block;
     this one asks the reply's ``GrowingCode``, which lexes only the block's newest lines."""
 
-    settled = False  # highlighted whole, as Textual would
+    settled = False  # highlighted from its first line, as Textual would
 
     def highlight(  # type: ignore[override]  # Textual calls it on the instance
         self, code: str, language: str, ansi: bool = False, dark: bool = False
@@ -26,10 +26,13 @@ class GrowingFence(MarkdownFence):
         theme: type[HighlightTheme] = HighlightTheme
         if ansi:
             theme = ANSIDarkHighlightTheme if dark else ANSILightHighlightTheme
-        return reply.growing.highlight(code, language, theme)
+        highlighted = reply.growing.highlight(code, language, theme)
+        self.settled = not reply.growing.resumed
+        return highlighted
 
     def settle(self) -> None:
-        """Highlight the finished block whole, once: it ends as a block rendered whole."""
+        """Highlight the finished block whole if its last lexing resumed from a checkpoint:
+        it ends as a block rendered whole."""
         if not self.settled:
             self.settled = True
             ansi, dark = self.app.native_ansi_color, self.app.current_theme.dark
@@ -39,8 +42,8 @@ class GrowingFence(MarkdownFence):
             self.set_content(self._highlighted_code)
 
     def _copy_context(self, block: MarkdownBlock) -> None:
-        super()._copy_context(block)  # the block grew: its new text came from GrowingCode
-        self.settled = False
+        super()._copy_context(block)  # the block grew: the new block's highlighting is taken
+        self.settled = isinstance(block, GrowingFence) and block.settled
 
 
 class GrowingMarkdown(Markdown):
