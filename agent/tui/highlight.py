@@ -36,26 +36,28 @@ class GrowingCode:
         self._spans: list[Span] = []  # the styled spans before it
         self._offset = 0  # where the next token's span starts (as textual.highlight counts)
         self._stack: tuple[str, ...] = ("root",)
-        self.resumed = False  # the last highlight lexed from a checkpoint, not from the start
+        self._head_lines = 0  # lines before the checkpoint
+        self.stable_lines = 0  # leading lines the last highlight kept from the one before it
 
     def highlight(self, code: str, language: str, theme: type[HighlightTheme]) -> Content:
         """What ``textual.highlight.highlight(code, language=language, theme=theme)`` gives."""
         if (language, theme) != self._key:
             self._key, self._lexer = (language, theme), _resumable_lexer(language)
             self._restart()
-        lexer, self.resumed = self._lexer, False
+        lexer, self.stable_lines = self._lexer, 0
         if lexer is None:
             return highlight(code, language=language or None, theme=theme, tab_size=TAB_SIZE)
         code = "\n".join(code.splitlines())
         text = lexer._preprocess_lexer_input(code)  # type: ignore[attr-defined]  # as get_tokens
         if not text.startswith(self._head):
             self._restart()  # another block, or text that changed behind the checkpoint
-        self.resumed = bool(self._head)
+        self.stable_lines = self._head_lines  # lexed from the checkpoint, not the first line
         spans = self._lex_from_checkpoint(lexer, text, theme.STYLES)
         return Content(code, spans=spans).stylize_before("$text")
 
     def _restart(self) -> None:
         self._head, self._spans, self._offset, self._stack = "", [], 0, ("root",)
+        self._head_lines = 0
 
     def _lex_from_checkpoint(
         self, lexer: RegexLexer, text: str, styles: dict[tuple[str, ...], str]
@@ -79,6 +81,7 @@ class GrowingCode:
             offset = end
         if moved is not None:
             pos, self._offset, self._stack, count = moved
+            self._head_lines += text.count("\n", len(self._head), pos)
             self._head, self._spans = text[:pos], spans[:count]
         return spans
 

@@ -18,6 +18,7 @@ from agent.config import Config
 from agent.model.endpoint import ModelError, TextPiece
 from agent.model.scripted import Hold, call
 from agent.tui.app import BeeApp
+from agent.tui.widgets import reply
 from agent.tui.widgets.prompt import PromptInput
 from tests.factory import ScriptedRuntime, answer, stats
 from tests.tui.harness import SIZE, make_app, send, until
@@ -85,11 +86,14 @@ class TestStreaming:
 
         assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, stream))
 
-    def test_code_streamed_in_pieces(self, snap_compare: Snap, workspace: Path) -> None:
+    def test_code_streamed_in_pieces(
+        self, snap_compare: Snap, workspace: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
         """A reply with a Python block streamed into the conversation three characters at a
         time, each piece appended on its own, then the same reply replayed whole below it: the
         two look the same (the docstring over four lines, one expression in Pygments, styled
-        as a docstring in both)."""
+        as a docstring in both; the streamed block's lines in labels of two)."""
+        monkeypatch.setattr(reply, "CHUNK_LINES", 2)
         app = make_app(ScriptedRuntime(workspace))
 
         async def stream_then_replay(pilot: Pilot[None]) -> None:
