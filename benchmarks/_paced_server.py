@@ -4,9 +4,11 @@ The CPU machines decode the tiny model at a few tok/s, where no client can fall 
 decodes at hundreds. This server streams a fixed coding answer, one word-sized token per SSE
 chunk, paced at RATE tok/s (tokens due by the clock go out together, as a fast server's do), and
 ends with llama-server's ``timings`` computed the same way from its own send times:
-predicted_per_second = (predicted_n - 1) / (last token sent - first token sent). Only
-POST /v1/chat/completions answers; everything else is 404, as from a plain OpenAI endpoint.
-It runs in its own process, so it never competes with a client for the GIL.
+predicted_per_second = (predicted_n - 1) / (last token sent - first token sent). POST
+/v1/chat/completions answers, and GET /sent gives the last stream's send times on the
+machine's monotonic clock (``time.monotonic``, the one every process here reads), so a client
+can judge a turn over the server's own window; everything else is 404. It runs in its own
+process, so it never competes with a client for the GIL.
 
     python benchmarks/_paced_server.py RATE   (prints its base URL, serves until stopped)
 """
@@ -51,7 +53,15 @@ class PacedHandler(BaseHTTPRequestHandler):
         return
 
     def do_GET(self) -> None:
-        self.send_error(404)
+        if self.path != "/sent":
+            self.send_error(404)
+            return
+        body = json.dumps(self.server.sent).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -77,6 +87,7 @@ class PacedHandler(BaseHTTPRequestHandler):
             sent = due
             time.sleep(0.0005)
         window_s = last - first
+        self.server.sent = {"first_sent": first, "last_sent": last, "tokens": count}
         timings = {
             "prompt_n": 1,
             "cache_n": 0,
@@ -98,6 +109,7 @@ class PacedServer(ThreadingHTTPServer):
     def __init__(self, rate: float) -> None:
         super().__init__(("127.0.0.1", 0), PacedHandler)
         self.rate = rate
+        self.sent: dict[str, float] = {}  # the last stream's send times and token count
 
 
 def serve(rate: float) -> None:

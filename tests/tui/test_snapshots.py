@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets.markdown import MarkdownBlock
+from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from agent.config import Config
 from agent.model.endpoint import ModelError, TextPiece
 from agent.model.scripted import Hold, call
 from agent.tui.app import BeeApp
+from agent.tui.widgets import reply
 from agent.tui.widgets.prompt import PromptInput
 from tests.factory import ScriptedRuntime, answer, stats
 from tests.tui.harness import SIZE, make_app, send, until
@@ -28,6 +29,10 @@ READ = call("read", {"path": "app.py"})  # edit refuses a file the model has not
 EDIT = call("edit", {"path": "app.py", "old": "x = 1", "new": "x = 2"})
 REPLY = (
     "Here is the plan:\n\n1. read `app.py`\n2. change **x**\n\n```python\nx = 2\n```\n\nThen run"
+)
+CODE_REPLY = (
+    'Done:\n\n```python\ndef f(x: int) -> str:\n    """Say x,\n    then x\n    again.\n    """\n'
+    '    return f"{x}{x}"  # both\n```\n\nThat is all.'
 )
 Snap = Callable[..., bool]
 
@@ -80,6 +85,30 @@ class TestStreaming:
             app.main.refresh_lines()
 
         assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, stream))
+
+    def test_code_streamed_in_pieces(
+        self, snap_compare: Snap, workspace: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A reply with a Python block streamed into the conversation three characters at a
+        time, each piece appended on its own, then the same reply replayed whole below it: the
+        two look the same (the docstring over four lines, one expression in Pygments, styled
+        as a docstring in both; the streamed block's lines in labels of two)."""
+        monkeypatch.setattr(reply, "CHUNK_LINES", 2)
+        app = make_app(ScriptedRuntime(workspace))
+
+        async def stream_then_replay(pilot: Pilot[None]) -> None:
+            conversation = app.main.conversation
+            for start in range(0, len(CODE_REPLY), 3):
+                await conversation.text(CODE_REPLY[start : start + 3])
+                await pilot.pause()  # the stream appends this piece alone
+            await conversation.close_streams()
+            await conversation.replay([{"role": "assistant", "content": CODE_REPLY}])
+            await pilot.pause()
+            streamed, whole = conversation.query(MarkdownFence)
+            assert streamed.code == whole.code
+            assert streamed._highlighted_code.spans == whole._highlighted_code.spans
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, stream_then_replay))
 
 
 class TestToolCall:

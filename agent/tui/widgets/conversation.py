@@ -19,6 +19,7 @@ from agent.loop.events import ToolCallFinished, ToolCallStarted
 from agent.loop.facts import TurnFacts
 from agent.tui import format as fmt
 from agent.tui.widgets.blocks import FactsBlock, Note, ToolBlock, UserMessage
+from agent.tui.widgets.reply import GrowingMarkdown, Transcript
 
 # Textual lays out every displayed widget of the screen whenever anything changes size, as a
 # streaming reply does every frame; that work grows with the widgets displayed (a Markdown reply
@@ -38,7 +39,7 @@ class EarlierBlocks(Static):
         self.post_message(Conversation.ShowEarlier())
 
 
-class Reply(Markdown):
+class Reply(GrowingMarkdown):
     """The assistant's reply as it streams; when an append is in, the conversation hides what
     it pushed far above the screen (the append mounts its blocks after the write returns)."""
 
@@ -167,7 +168,7 @@ class Conversation(VerticalScroll):
     async def reasoning(self, fragment: str) -> None:
         if self._reasoning is None:
             await self.close_streams()
-            markdown = Markdown(classes="thought")
+            markdown = Transcript(classes="thought")
             await self._add(Collapsible(markdown, title="Thinking", classes="reasoning"))
             self._reasoning = Markdown.get_stream(markdown)
         await self._reasoning.write(fragment)
@@ -200,6 +201,8 @@ class Conversation(VerticalScroll):
         for stream in (self._text, self._reasoning):
             if stream is not None:
                 await stream.stop()
+                if isinstance(stream.markdown_widget, GrowingMarkdown):
+                    stream.markdown_widget.settle()
         self._text = self._reasoning = None
 
     async def clear(self) -> None:
@@ -217,7 +220,7 @@ class Conversation(VerticalScroll):
                 await self._add(UserMessage(typed_part(text)))
             elif role == "assistant":
                 if text.strip():
-                    await self._add(Markdown(text, classes="assistant"))
+                    await self._add(Transcript(text, classes="assistant"))
                 for call in message.get("tool_calls") or []:
                     function = call.get("function") or {}
                     subject = fmt.tool_subject(_arguments(function.get("arguments")))
