@@ -212,8 +212,11 @@ def parse_metrics(text: str) -> dict[str, float]:
     return values
 
 
-def get_metrics(base_url: str, api_key: str | None = None) -> dict[str, float]:
-    return parse_metrics(_request("GET", base_url, "/metrics", api_key=api_key).text)
+def get_metrics(
+    base_url: str, api_key: str | None = None, timeout_s: float = 10.0
+) -> dict[str, float]:
+    reply = _request("GET", base_url, "/metrics", api_key=api_key, timeout_s=timeout_s)
+    return parse_metrics(reply.text)
 
 
 def tokenize(

@@ -28,6 +28,10 @@ class RequestStats:
     wall_s: float
     prompt_tok_s: float = 0.0  # the server's prefill rate this request; 0: not reported
     constrained: bool = False  # the reply was held to a schema (a grammar on the server)
+    # Decode steps that verified a draft (the server's /metrics); None: not known.
+    drafted_steps: int | None = None
+    # The decode steps the reply took at least (agent.model.stats.least_steps); None: not known.
+    least_steps: int | None = None
 
     @property
     def acceptance(self) -> float | None:

@@ -9,6 +9,7 @@ a prompt larger than the context becomes ``ContextOverflow`` so the loop can com
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -18,8 +19,9 @@ import httpx2  # the openai SDK's HTTP transport: its errors reach us mid-stream
 import openai
 
 from agent.loop.events import RequestStats
-from agent.model.stats import UNUSABLE_STATS, StreamClock, turn_stats
-from server.client import openai_base_url
+from agent.model.stats import UNUSABLE_STATS, StreamClock, turn_stats, with_drafted_steps
+from server.client import get_metrics, openai_base_url
+from server.errors import ServerError
 
 
 class ModelError(Exception):
@@ -144,6 +146,20 @@ class OpenAIChatModel:
         }
         self._extra: dict[str, Any] = {"top_k": top_k} if top_k is not None else {}
         self._max_tokens = max_tokens
+        self._api_key = api_key
+        # The server's /metrics counters after the last request; None once the server has
+        # shown it keeps none (not llama-server, or started without --metrics).
+        self._counters: dict[str, float] | None = {}
+
+    async def _read_counters(self) -> dict[str, float] | None:
+        """The server's /metrics now, or None (and never asked again) when it has none."""
+        if self._counters is None:
+            return None
+        try:
+            return await asyncio.to_thread(get_metrics, self.base_url, self._api_key, 2.0)
+        except ServerError:
+            self._counters = None
+            return None
 
     def _request(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], reply_format: ReplyFormat
@@ -179,6 +195,8 @@ class OpenAIChatModel:
         timings: dict[str, Any] | None = None
         usage: dict[str, Any] | None = None
         request = self._request(messages, tools, reply_format)
+        if self._counters == {}:  # the first request: counters to measure it against
+            self._counters = await self._read_counters()
         try:
             # The chunks are read as plain JSON: the SDK's parsed stream builds a pydantic object
             # per token, which cost more than all the agent's other per-token work together and
@@ -208,6 +226,11 @@ class OpenAIChatModel:
             stats = turn_stats(timings, usage, clock, constrained=constrained)
         except UNUSABLE_STATS:  # odd values in timings or usage: measure instead
             stats = turn_stats(None, None, clock, constrained=constrained)
+        if stats.source == "server" and self._counters is not None:
+            before, after = self._counters, await self._read_counters()
+            if after is not None:
+                stats = with_drafted_steps(stats, before, after)
+                self._counters = after
         yield StreamEnd(finish, stats)
 
 

@@ -4,6 +4,9 @@ A request's come from the server's own ``timings`` when it sends them (source "s
 from usage and a client clock (source "client"). ``TurnFigures`` is what the TUI's throughput
 line, the headless text mode's closing line and its JSON ``figures`` all show, so they agree.
 
+How many decode steps drafted comes from the server's /metrics counters read around each request
+(``with_drafted_steps``), so a turn can say when drafting held back in some of its steps.
+
 llama-server reports ``draft_n`` only for a request that drafted something, so a missing count
 means "off" only when the server does not speculate at all (its /slots say so). It drafts under
 a grammar as well (server-context.cpp: drafting does not look at the request's grammar; the
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from agent.loop.events import RequestStats
@@ -86,6 +89,47 @@ def turn_stats(
     )
 
 
+# The server's /metrics counters (without `llamacpp:`) that say how many decode steps drafted.
+_PREDICTED = "tokens_predicted_total"
+_DRAFT_TOKENS = "spec_decode_num_draft_tokens_total"
+_DRAFTS = "spec_decode_num_drafts_total"  # verification steps: one per draft
+
+
+def least_steps(stats: RequestStats) -> int:
+    """The decode steps a reply took, at least. Each step emits its sampled token plus the draft
+    tokens it accepted, and the first token comes with the prompt; a stop inside an accepted
+    draft drops the rest from the output but not from the accepted count, so this can fall
+    short of the steps taken, never exceed them."""
+    return max(stats.predicted_n - 1 - (stats.draft_accepted or 0), 0)
+
+
+def with_drafted_steps(
+    stats: RequestStats, before: Mapping[str, float], after: Mapping[str, float]
+) -> RequestStats:
+    """``stats`` with its drafted steps, from the server's counters read before and after the
+    request: only when they moved by exactly this request's tokens and drafted tokens, since
+    anything else means another request ran in between (then ``stats`` comes back unchanged)."""
+    keys = (_PREDICTED, _DRAFT_TOKENS, _DRAFTS)
+    if stats.source != "server" or any(k not in before or k not in after for k in keys):
+        return stats
+    moved = {k: after[k] - before[k] for k in keys}
+    if moved[_PREDICTED] != stats.predicted_n or moved[_DRAFT_TOKENS] != (stats.draft_n or 0):
+        return stats
+    return dataclasses.replace(
+        stats, drafted_steps=int(moved[_DRAFTS]), least_steps=least_steps(stats)
+    )
+
+
+def _sum_known(values: Iterable[int | None]) -> int | None:
+    """The sum, or None when any value is unknown: a partial count is no count."""
+    total = 0
+    for value in values:
+        if value is None:
+            return None
+        total += value
+    return total
+
+
 def combine(steps: Sequence[RequestStats]) -> RequestStats | None:
     """One turn's requests as one figure: tok/s over the summed decode time, drafts summed
     (``None`` when no request drafted), prefill rate over the summed prefill time, measured by
@@ -108,6 +152,8 @@ def combine(steps: Sequence[RequestStats]) -> RequestStats | None:
         wall_s=sum(s.wall_s for s in steps),
         prompt_tok_s=sum(s.prompt_n for s in prefilled) / prefill_s if prefill_s > 0 else 0.0,
         constrained=all(s.constrained for s in steps),
+        drafted_steps=_sum_known(s.drafted_steps for s in steps),
+        least_steps=_sum_known(s.least_steps for s in steps),
     )
 
 
@@ -155,6 +201,8 @@ class TurnFigures:
     prompt_new: int
     prefill_s: float | None  # seconds the server spent on the new prompt tokens
     wall_s: float
+    drafted_steps: int | None = None  # decode steps that verified a draft; None: not known
+    least_steps: int | None = None  # decode steps taken, at least (stats.least_steps)
 
     @classmethod
     def of(
@@ -195,6 +243,8 @@ class TurnFigures:
             prompt_new=turn.prompt_n,
             prefill_s=round(turn.prompt_n / turn.prompt_tok_s, 3) if turn.prompt_tok_s else None,
             wall_s=round(turn.wall_s, 3),
+            drafted_steps=turn.drafted_steps if speculation == "on" else None,
+            least_steps=turn.least_steps if speculation == "on" else None,
         )
 
     def pieces(self) -> list[tuple[str, str]]:
@@ -210,6 +260,12 @@ class TurnFigures:
             parts.append((f" · draft {self.accepted}/{self.drafted}{rate}", "drafts"))
             if self.output_from_drafts is not None:
                 parts.append((f" · {percent(self.output_from_drafts)} of output from drafts", ""))
+            if self.drafted_steps is not None and self.least_steps is not None:
+                # Said only when some steps surely went without a draft (the engine found
+                # nothing to draft, or its brake held drafting back).
+                if self.drafted_steps < self.least_steps:
+                    steps = f"{self.drafted_steps} of ≥{self.least_steps} steps"
+                    parts.append((f" · drafted in {steps}", "drafts"))
         else:
             parts.append((f" · {_SPECULATION_WORDS[self.speculation]}", "note"))
         prefill = f" ({self.prefill_s:.1f} s prefill)" if self.prefill_s is not None else ""

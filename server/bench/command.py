@@ -73,7 +73,11 @@ def _parser() -> argparse.ArgumentParser:
         help="comma list: none, dflash, ngram-mod, ngram-cache, ngram-simple,"
         " ngram-map-k, ngram-map-k4v; combine with +, draft-max with @N",
     )
-    p.add_argument("--draft-max", type=int, help="--spec-draft-n-max for every speculative mode")
+    p.add_argument(
+        "--draft-max",
+        type=int,
+        help="draft length cap for every speculative mode (ngram-mod: --spec-ngram-mod-n-max)",
+    )
     p.add_argument("--reps", type=int, help="repetitions per prompt and mode (default 3)")
     p.add_argument(
         "--suite",

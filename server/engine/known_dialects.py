@@ -44,7 +44,7 @@ BEE_FORK = Dialect(
 # Upstream llama.cpp as the b11434 tree (the PyPI sdist) lists it in `--help`: draft-dflash and
 # draft-mtp among comma-separated spec types, --load-mode for loading, no cross-ctx nor -cd.
 UPSTREAM = Dialect(
-    flags=_COMMON_FLAGS | {"--load-mode", "-lm", "--api-key-file"},
+    flags=_COMMON_FLAGS | {"--load-mode", "-lm", "--api-key-file", "--spec-ngram-mod-n-max"},
     dflash_type="draft-dflash",
     spec_types=("none", "draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash",
                 "draft-dspark", *_NGRAM),

@@ -172,8 +172,18 @@ def _model_args(
         args.opt("--spec-dflash-cross-ctx", FORK_CROSS_CTX)
         args.opt("-cd", FORK_DRAFT_CTX)
     n_max = profile.draft_max or (UPSTREAM_DFLASH_N_MAX if spec == "draft-dflash" else None)
-    if spec is not None and n_max:
+    if spec == "ngram-mod" and n_max:
+        # ngram-mod ignores --spec-draft-n-max: its draft length is its own. Its n-min (48 by
+        # default) is a floor only below n-max, so a shorter cap also lowers the floor.
+        args.opt("--spec-ngram-mod-n-max", n_max)
+    elif spec is not None and n_max:
         args.opt("--spec-draft-n-max", n_max)
+    if spec in DFLASH_ARCHS.values():
+        # Bee's profit controller times each draft depth (depth 0 included, per context-length
+        # band) and lowers or stops drafting when it stops paying; on by default in Bee, said
+        # here so the command shows it. Upstream has no such controller: the flags drop out.
+        args.opt("--spec-dm-adaptive")
+        args.opt("--spec-dm-controller", "profit")
     args.opt("-np", profile.n_parallel)
     args.opt("-kvu")
     args.opt("-ngl", profile.gpu_layers)

@@ -35,6 +35,13 @@ def _hf(repo: str, filename: str, facts: ModelFacts) -> ModelSpec:
     return ModelSpec("hf", repo=repo, filename=filename, facts=facts)
 
 
+# DFlash's brake is BeeLlama's profit controller (--spec-dm-controller profit, the default in both
+# Bee dialects, written out by llama_argv): it times every draft depth, depth 0 (no drafting)
+# included, and in Bee 0.4's source (tools/server/server-adaptive-dm.h) keeps its figures per
+# context-length band (8K, 16K, 32K, 64K, 96K), so drafting shortens or stops where it stops paying
+# late in a session. Bee 0.4 applies it to DFlash1 only (DFlash2 keeps its trained block).
+# Upstream builds have no controller; there --spec-draft-p-min would be the brake, not set here
+# until a GPU run (benchmarks/gpu_run.sh) gives it a value.
 GEMMA4_31B_DFLASH = Profile(
     name="gemma4-31b-dflash",
     description="Gemma 4 31B Q4_K_S + DFlash drafter on one 24 GB NVIDIA GPU (the seed's setup)",
@@ -130,10 +137,12 @@ QWEN36_27B_MTP = replace(
 # On 2 CPU cores a draft model costs more than it saves; draftless n-gram speculation gains
 # 2.4-4.1x on copy-heavy code edits (cpu-rig.md §7). ngram-mod until the bench picks the best type.
 # It is not free: on new code (the seed's three new-code prompts, T=0.7, against tiny-nospec) it
-# ran at 0.93-0.96x. The engine cannot throttle it: a minimum draft probability (--spec-draft-p-min)
-# and draft-n-max apply to draft models only; ngram-mod drafts 48-64 tokens
-# (--spec-ngram-mod-n-min/-n-max) whenever its 24-token lookup matches, and its one brake is to
-# drop its n-gram table after 5 drafts in a row with under 25% accepted (common/speculative.cpp).
+# ran at 0.93-0.96x. The engine has no adaptive brake for it: --spec-draft-p-min and
+# --spec-draft-n-max apply to draft models only (common/speculative.cpp of b11434). ngram-mod drafts
+# only where its 24-token lookup (--spec-ngram-mod-n-match) finds at least n-min (48) tokens to
+# continue, up to n-max (64); it drops its table after 5 drafts in a row with under 25% accepted.
+# A shorter cap (`draft_max`, sent as --spec-ngram-mod-n-max) makes a failed draft cheaper and a
+# good one shorter: `benchmarks/spec_cpu.py --modes none,ngram-mod,ngram-mod@16` weighs the two.
 TINY = Profile(
     name="tiny",
     description="Qwen2.5-Coder-0.5B Q4_K_M on CPU (from PyPI wheels), ngram-mod speculation: "

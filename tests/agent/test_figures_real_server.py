@@ -10,7 +10,7 @@ import pytest
 
 from agent.model.endpoint import OpenAIChatModel, ReplyFormat, StreamEnd
 from agent.runtime.assemble import speculates
-from server.client import server_root
+from server.client import get_metrics, server_root
 from tests.agent.headless_run import headless_json
 
 pytestmark = pytest.mark.real_server
@@ -41,12 +41,20 @@ async def test_a_schema_held_reply_is_drafted(tiny_server: str) -> None:
         }
     ]
     held = ReplyFormat(SCHEMA, "copy", 700)
+    before = get_metrics(tiny_server)
     ends = [c async for c in model.stream(messages, [], reply_format=held)]
+    decodes = get_metrics(tiny_server)["n_decode_total"] - before["n_decode_total"]
     end = ends[-1]
     assert isinstance(end, StreamEnd) and end.stats.source == "server"
     assert end.stats.constrained
     assert end.stats.draft_n and end.stats.draft_accepted, end.stats
     assert end.stats.prompt_n > 0 and end.stats.prompt_tok_s > 0
+    # The drafted steps come from /metrics (tiny runs --metrics); the floor on the steps never
+    # exceeds the decodes the server ran (one prompt batch, then one decode per step).
+    drafted, least = end.stats.drafted_steps, end.stats.least_steps
+    assert drafted is not None and least is not None, end.stats
+    assert 1 <= drafted <= end.stats.draft_n
+    assert least <= decodes - 1, (least, decodes)
 
 
 def test_headless_figures_from_the_real_server(

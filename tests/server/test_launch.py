@@ -11,7 +11,7 @@ import pytest
 from server.engine.build import Engine
 from server.engine.dialect import Dialect, probe
 from server.engine.known_dialects import BEE_FORK as FORK
-from server.engine.known_dialects import UPSTREAM
+from server.engine.known_dialects import BEE_UPSTREAM, UPSTREAM
 from server.errors import LaunchError, ModelError, ProfileError
 from server.launch.addresses import free_port, is_loopback, port_in_use, url_for
 from server.launch.llama_argv import build_argv
@@ -29,7 +29,8 @@ DRAFT = Path("/models/gemma4-31b-it-dflash-Q5_K_M.gguf")
 SEED_DFLASH_FORK = (
     "/opt/llama/llama-server -m /models/gemma-4-31B-it-Q4_K_S.gguf"
     " -md /models/gemma4-31b-it-dflash-Q5_K_M.gguf --spec-type dflash"
-    " --spec-dflash-cross-ctx 1024 -cd 256 -np 1 -kvu -ngl all --spec-draft-ngl all"
+    " --spec-dflash-cross-ctx 1024 -cd 256 --spec-dm-adaptive --spec-dm-controller profit"
+    " -np 1 -kvu -ngl all --spec-draft-ngl all"
     " -b 2048 -ub 512 -c 32768 -fa on --jinja --metrics --reasoning off"
     " --temp 0.7 --top-k 64 --top-p 0.95 --min-p 0 --no-mmap --mlock --cache-ram 0 --no-host"
     " --host 127.0.0.1 --port 8080"
@@ -100,6 +101,29 @@ def test_seed_baseline_line_in_each_dialect(dialect: Dialect, line: str) -> None
     baseline = get_profile("gemma4-31b-dflash-nospec")
     argv = build_argv(BIN, baseline, dialect, TARGET, None, port=8080, cache_types=("q5_0", "q4_1"))
     assert argv == line.split()
+
+
+def test_bee_04_dflash_runs_under_the_profit_controller_upstream_has_none() -> None:
+    bee = dflash_argv(BEE_UPSTREAM, "dflash")
+    assert bee[bee.index("--spec-dm-controller") + 1] == "profit"
+    assert "--spec-dm-controller" not in dflash_argv(UPSTREAM, "dflash")
+    # MTP is no DFlash: the controller does not drive it (its brake is --spec-draft-p-min).
+    mtp = get_profile("qwen3.6-27b-mtp")
+    argv = build_argv(BIN, mtp, BEE_UPSTREAM, TARGET, None, port=8080, target_info=TARGET_INFO)
+    assert "--spec-dm-controller" not in argv
+    assert argv[argv.index("--spec-draft-p-min") + 1] == "0.75"
+
+
+def test_a_draft_cap_on_ngram_mod_sets_its_own_length_flag() -> None:
+    # ngram-mod reads --spec-ngram-mod-n-max; --spec-draft-n-max would be silently ignored.
+    tiny = replace(get_profile("tiny"), draft_max=16)
+    argv = build_argv(BIN, tiny, UPSTREAM, TARGET, None, port=8080, target_info=TARGET_INFO)
+    assert argv[argv.index("--spec-ngram-mod-n-max") + 1] == "16"
+    assert "--spec-draft-n-max" not in argv
+    plain = build_argv(
+        BIN, get_profile("tiny"), UPSTREAM, TARGET, None, port=8080, target_info=TARGET_INFO
+    )
+    assert "--spec-ngram-mod-n-max" not in plain and "--spec-draft-n-max" not in plain
 
 
 def test_a_draft_the_dialect_cannot_run_is_refused_before_launch() -> None:
@@ -214,6 +238,8 @@ def test_every_emitted_flag_is_one_the_real_binary_lists(
 ) -> None:
     dialect = probe(engine.binary)
     tiny = build_argv(engine.binary, get_profile("tiny"), dialect, qwen_path, None, port=8080)
+    capped = replace(get_profile("tiny"), draft_max=16)
+    tiny += build_argv(engine.binary, capped, dialect, qwen_path, None, port=8080)[1:]
     smol = build_argv(
         engine.binary,
         get_profile("smol-dflash"),
@@ -223,6 +249,7 @@ def test_every_emitted_flag_is_one_the_real_binary_lists(
         port=8080,
     )
     assert _flags(tiny) <= dialect.flags and _flags(smol) <= dialect.flags
+    assert "--spec-ngram-mod-n-max" in tiny
     assert "--spec-type" in tiny and tiny[tiny.index("--spec-type") + 1] == "ngram-mod"
     assert smol[smol.index("--spec-type") + 1] == "draft-dflash"
 

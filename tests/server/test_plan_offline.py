@@ -22,7 +22,8 @@ from server.profiles.catalog import get_profile
 
 SEED_DFLASH = (
     "llama-server -m gemma-4-31B-it-Q4_K_S.gguf -md gemma4-31b-it-dflash-Q5_K_M.gguf"
-    " --spec-type dflash --spec-dflash-cross-ctx 1024 -cd 256 -np 1 -kvu -ngl all"
+    " --spec-type dflash --spec-dflash-cross-ctx 1024 -cd 256 --spec-dm-adaptive"
+    " --spec-dm-controller profit -np 1 -kvu -ngl all"
     " --spec-draft-ngl all -b 2048 -ub 512 -c 32768 -fa on --jinja --metrics --reasoning off"
     " --temp 0.7 --top-k 64 --top-p 0.95 --min-p 0 --no-mmap --mlock --cache-ram 0 --no-host"
     " --host 127.0.0.1 --port 8080"

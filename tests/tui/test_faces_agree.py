@@ -5,6 +5,7 @@ real runtime, its model scripted) and must say the same thing."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import json
 import re
@@ -131,3 +132,22 @@ async def test_the_context_in_seconds(workspace: Path, tiny_measured: Config) ->
         shown = app.screen.body.plain  # type: ignore[attr-defined]
         assert "Prefill: 470 tok/s, measured on this machine" in shown
         assert re.search(r"conversation: [\d,]+ tokens, [\d.]+ s cold", shown)
+
+
+def test_steps_without_a_draft_are_said_alike_in_every_face(
+    workspace: Path, tiny_measured: Config
+) -> None:
+    first = dataclasses.replace(FIRST, drafted_steps=2, least_steps=39)
+    second = dataclasses.replace(SECOND, drafted_steps=3, least_steps=209)
+    tool = call("ls", {"path": "."}, "c1")[:-1]
+    replies: list[Script] = [
+        [*tool, StreamEnd("tool_calls", first)],
+        answer("done", figures=second),
+    ]
+    shown = asyncio.run(tui(workspace / "tui", tiny_measured, second, replies))
+    _, err = headless(workspace / "text", tiny_measured, "text", second, replies)
+    out, _ = headless(workspace / "json", tiny_measured, "json", second, replies)
+    assert "drafted in 5 of ≥248 steps" in shown
+    assert f" · {shown} · " in err.splitlines()[-1]
+    figures = json.loads(out)["figures"]
+    assert (figures["drafted_steps"], figures["least_steps"]) == (5, 248)
