@@ -42,9 +42,6 @@ class Timings:
                 raise ServerError(f"server reply has no numeric timings.{key}: {value!r}")
             return float(value)
 
-        def optional(key: str) -> int | None:
-            return int(number(key)) if key in d else None
-
         return cls(
             prompt_n=int(number("prompt_n")),
             cache_n=int(number("cache_n")),
@@ -53,8 +50,8 @@ class Timings:
             predicted_ms=number("predicted_ms"),
             predicted_per_second=number("predicted_per_second"),
             prompt_per_second=number("prompt_per_second"),
-            draft_n=optional("draft_n"),
-            draft_n_accepted=optional("draft_n_accepted"),
+            draft_n=int(number("draft_n")) if "draft_n" in d else None,
+            draft_n_accepted=int(number("draft_n_accepted")) if "draft_n_accepted" in d else None,
         )
 
     @property
