@@ -20,13 +20,13 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from server.cli.progress import Hooks
 from server.client import wait_healthy
 from server.errors import LaunchError
 from server.launch.addresses import check_host, port_in_use, url_for
 from server.launch.machine_key import machine_key_file
-from server.launch.plan import LaunchPlan, prepare_launch
 from server.process.state import (
     RunningServer,
     down,
@@ -37,6 +37,9 @@ from server.process.state import (
     state_path,
     write_record,
 )
+
+if TYPE_CHECKING:
+    from server.launch.plan import LaunchPlan
 
 SUPERVISOR_MODULE = "server.process.supervise"
 
@@ -135,6 +138,10 @@ def up(
     # up when it gets none (this command failed, or is gone).
     supervisor = start_supervisor(state_path())
     try:
+        # Imported once the supervisor is forked, so its imports (what it runs the server with)
+        # and the planner's run on two cores at once.
+        from server.launch.plan import prepare_launch
+
         plan = prepare_launch(
             profile_name,
             host=host,
