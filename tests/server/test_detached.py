@@ -10,7 +10,6 @@ import select
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,8 +18,9 @@ import pytest
 from server.client import health
 from server.engine.build import Engine
 from server.launch.addresses import free_port
-from server.process.pids import alive, cmdline, start_ticks
+from server.process.pids import cmdline, start_ticks
 from server.process.state import is_supervisor
+from tests.tools.processes import wait_until_dead
 
 ROOT = Path(__file__).parents[2]
 # Starts a supervisor as `server up` does, prints how, then goes without sending it the token.
@@ -34,15 +34,6 @@ supervisor = start_supervisor(Path(sys.argv[1]))
 print(supervisor.pid, "forked" if supervisor.process is None else "exec", flush=True)
 os._exit(0)
 """
-
-
-def gone(pid: int, within_s: float = 60.0) -> bool:
-    deadline = time.monotonic() + within_s
-    while alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 @pytest.mark.parametrize(("threads", "how"), [("one", "forked"), ("threads", "exec")])
@@ -60,7 +51,7 @@ def test_the_supervisor_gives_up_when_up_goes_without_a_token(
     assert done.returncode == 0, done.stderr
     pid, started = done.stdout.split()
     assert started == how
-    assert gone(int(pid)), cmdline(int(pid))
+    assert wait_until_dead(int(pid), within_s=60), cmdline(int(pid))
     assert not state.exists()  # it wrote nothing
 
 
