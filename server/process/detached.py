@@ -85,9 +85,12 @@ def start_supervisor(state: Path) -> Supervisor:
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:  # it closes every other fd, these two pipe ends included
-            from server.process.supervise import run_forked
+            try:
+                from server.process.supervise import run_forked
 
-            run_forked(state, go_read, reports_write)
+                run_forked(state, go_read, reports_write)
+            finally:
+                os._exit(1)  # run_forked never returns: only a failed import gets here
     else:
         process = subprocess.Popen(
             [sys.executable, "-m", SUPERVISOR_MODULE, "--state", str(state)]
