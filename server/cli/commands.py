@@ -78,8 +78,7 @@ def main(argv: list[str]) -> int:
         print("beecode: interrupted", file=sys.stderr)
         return 130
     finally:
-        # The process exits next: its final collections would walk every object the imports made
-        # (0.1 s of `server up`'s return at load 9, 0.02 s with them frozen).
+        # The process exits next: frozen, the imports' objects are not walked again (0.1 s)
         gc.freeze()
 
 
