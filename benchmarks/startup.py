@@ -6,11 +6,13 @@ command's return; by hand it runs from Popen of the recorded argv to the first 2
 alternate, so both see the same page cache. The start time of the llama-server that `server up`
 launched (from /proc) splits its time into beecode's own part (the CLI and the supervisor, before
 the spawn) and the server's part, which should match the bare launch. Target: `server up` adds
-little over the bare launch.
+little over the bare launch. With ``--against TREE`` each rep also times the `server up` of
+another checkout (PYTHONPATH=TREE), so a change is compared in the same run, at the same load.
 With tmux installed, it also starts the TUI (`beecode --endpoint URL`) in a 120x40 tmux pane
 against the running server and times it until the status line shows the connected server.
 
-    python benchmarks/startup.py [--reps 3] [--profile tiny] [--no-tui] [--out FILE]
+    python benchmarks/startup.py [--reps 3] [--profile tiny] [--no-tui] [--against TREE]
+        [--out FILE]
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from _common import (
 
 from server.client import health
 from server.launch.addresses import free_port
-from server.process.pids import kill_group
+from server.process.pids import kill_group, start_ticks
 
 POLL_S = 0.01
 # The status line once the app has the server's context size (it is connected).
@@ -60,12 +62,8 @@ def first_ok(url: str, start: float, stop: threading.Event, found: list[float]) 
 def spawned_after(pid: int, start_boottime: float) -> float | None:
     """Seconds from ``start_boottime`` (CLOCK_BOOTTIME) to the process's start, from /proc
     (10 ms ticks); None where /proc cannot say."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: starttime
-    except (OSError, ValueError, IndexError):
-        return None
-    return started - start_boottime
+    ticks = start_ticks(pid)
+    return None if ticks is None else ticks / os.sysconf("SC_CLK_TCK") - start_boottime
 
 
 def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> dict[str, Any]:
@@ -166,67 +164,74 @@ def tui_ready(url: str, workspace: Path, env: dict[str, str]) -> float:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
 
 
+def summary(who: str, runs: list[dict[str, Any]], by_hand_s: float) -> dict[str, Any]:
+    """Prints and returns one checkout's medians against the bare launch's."""
+    health_s = statistics.median(run["health_s"] for run in runs)
+    returned_s = statistics.median(run["returned_s"] for run in runs)
+    spawned = [run["spawned_s"] for run in runs if run["spawned_s"] is not None]
+    print(
+        f"{who}: server up to /health {health_s:.2f} s (returns {returned_s:.2f} s): "
+        f"{fmt_ratio(ratio(health_s, by_hand_s))} of by hand to /health, "
+        f"{fmt_ratio(ratio(returned_s, by_hand_s))} to return (medians of {len(runs)})"
+    )
+    own = statistics.median(spawned) if spawned else None
+    if own is not None:
+        print(
+            f"{who}: llama-server spawned after {own:.2f} s (beecode's own part: CLI and "
+            f"supervisor); from its spawn to /health {health_s - own:.2f} s against "
+            f"{by_hand_s:.2f} s by hand (medians of {len(spawned)})"
+        )
+    return {
+        "health_s": [run["health_s"] for run in runs],
+        "returned_s": [run["returned_s"] for run in runs],
+        "spawned_s": spawned,
+        "health_median_s": health_s,
+        "returned_median_s": returned_s,
+        "spawned_median_s": own,
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--profile", default="tiny")
     parser.add_argument("--no-tui", action="store_true", help="skip the TUI measurement")
+    parser.add_argument("--against", type=Path, help="also time this checkout's `server up`")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
     info = header("startup")
 
     def go() -> int:
-        up_health, up_return, hand, tui, spawned = [], [], [], [], []
+        runs: dict[str, list[dict[str, Any]]] = {"this": []}
+        hand: list[float] = []
+        tui: list[float] = []
         with scratch("startup") as home:
-            env = isolated_env(home)
+            trees = {"this": isolated_env(home)}
+            if args.against:
+                runs["against"] = []
+                trees["against"] = {**trees["this"], "PYTHONPATH": str(args.against.resolve())}
             for rep in range(args.reps):
-                port = free_port()
-                run = via_server_up(args.profile, port, env, home / "state")
-                hand.append(by_hand(run["argv"], home / "by-hand.log"))
-                up_health.append(run["health_s"])
-                up_return.append(run["returned_s"])
-                if run["spawned_s"] is not None:
-                    spawned.append(run["spawned_s"])
-                at = run["spawned_s"]
-                print(
-                    f"  rep {rep + 1}: server up healthy {run['health_s']:.2f} s "
-                    f"(llama-server spawned at {'?' if at is None else f'{at:.2f}'} s), "
-                    f"returned {run['returned_s']:.2f} s; by hand healthy {hand[-1]:.2f} s"
-                )
+                order = list(trees) if rep % 2 == 0 else list(reversed(trees))
+                for who in order:
+                    run = via_server_up(args.profile, free_port(), trees[who], home / "state")
+                    runs[who].append(run)
+                    at = run["spawned_s"]
+                    print(
+                        f"  rep {rep + 1}: {who}: server up healthy {run['health_s']:.2f} s "
+                        f"(llama-server spawned at {'?' if at is None else f'{at:.2f}'} s), "
+                        f"returned {run['returned_s']:.2f} s"
+                    )
+                hand.append(by_hand(runs["this"][-1]["argv"], home / "by-hand.log"))
+                print(f"  rep {rep + 1}: by hand healthy {hand[-1]:.2f} s")
             if not args.no_tui and shutil.which("tmux"):
                 (home / "work").mkdir()
                 with served(args.profile, home / "tui-server.log") as (url, _plan):
                     for rep in range(args.reps):
-                        tui.append(tui_ready(url, home / "work", env))
+                        tui.append(tui_ready(url, home / "work", trees["this"]))
                         print(f"  rep {rep + 1}: TUI connected after {tui[-1]:.2f} s")
-        medians = {
-            name: statistics.median(values)
-            for name, values in (
-                ("server_up_health_s", up_health),
-                ("server_up_returned_s", up_return),
-                ("by_hand_health_s", hand),
-            )
-        }
-        print(
-            f"{args.profile}: server up to /health {medians['server_up_health_s']:.2f} s "
-            f"(returns {medians['server_up_returned_s']:.2f} s), by hand "
-            f"{medians['by_hand_health_s']:.2f} s (medians of {args.reps})"
-        )
-        print(
-            "server up / by hand: "
-            f"{fmt_ratio(ratio(medians['server_up_health_s'], medians['by_hand_health_s']))}"
-            f" to /health, "
-            f"{fmt_ratio(ratio(medians['server_up_returned_s'], medians['by_hand_health_s']))}"
-            " to return"
-        )
-        if spawned:
-            own = statistics.median(spawned)
-            print(
-                f"server up: llama-server spawned after {own:.2f} s (beecode's own part: CLI "
-                f"and supervisor); from its spawn to /health "
-                f"{medians['server_up_health_s'] - own:.2f} s against "
-                f"{medians['by_hand_health_s']:.2f} s by hand (medians of {len(spawned)})"
-            )
+        by_hand_s = statistics.median(hand)
+        print(f"{args.profile}: by hand to /health {by_hand_s:.2f} s (median of {args.reps})")
+        figures = {who: summary(who, done, by_hand_s) for who, done in runs.items()}
         if tui:
             print(
                 f"TUI to connected status line (server already running): "
@@ -238,12 +243,11 @@ def main() -> int:
             {
                 **info,
                 "profile": args.profile,
+                "against": str(args.against) if args.against else None,
                 "tui_ready_s": tui,
-                "server_up_health_s": up_health,
-                "server_up_spawned_s": spawned,
-                "server_up_returned_s": up_return,
                 "by_hand_health_s": hand,
-                **medians,
+                "by_hand_median_s": by_hand_s,
+                **{f"server_up_{who}": found for who, found in figures.items()},
             },
             args.out,
         )

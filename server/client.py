@@ -250,11 +250,21 @@ def served_model(base_url: str, api_key: str | None = None) -> ServedModel:
 
 def health(base_url: str, timeout_s: float = 2.0) -> int | None:
     """The /health status code (200 ready, 503 loading), or None when nothing answers."""
-    import httpx
+    # http.client, not httpx: the supervisor probes while the server loads, and importing httpx
+    # then (~0.3 s of CPU) slows the load it waits for.
+    import http.client
+    from urllib.parse import urlsplit
 
+    url = urlsplit(server_root(base_url))
+    kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
     try:
-        return httpx.get(server_root(base_url) + "/health", timeout=timeout_s).status_code
-    except httpx.HTTPError:
+        connection = kind(url.hostname or "", url.port, timeout=timeout_s)
+        try:
+            connection.request("GET", url.path + "/health")
+            return connection.getresponse().status
+        finally:
+            connection.close()
+    except (OSError, ValueError, http.client.HTTPException):
         return None
 
 

@@ -7,6 +7,7 @@ go to stderr, results to stdout.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import time
@@ -76,6 +77,9 @@ def main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print("beecode: interrupted", file=sys.stderr)
         return 130
+    finally:
+        # The process exits next: frozen, the imports' objects are not walked again (0.1 s)
+        gc.freeze()
 
 
 def _dialect_name(dialect: dict[str, Any]) -> str:

@@ -1,28 +1,33 @@
 """`beecode server up`: start llama-server in the background, owned by a detached supervisor.
 
-up() spawns `python -m server.process.supervise` in its own session (so the server outlives the
-command that started it) first, plans the launch while that Python starts and imports, writes the
-server record the supervisor waits for, and follows the record until the server is healthy or has
-failed. Stopping and finding it are server.process.state's down() and running().
+up() starts the supervisor first (forked from this process when it has no other thread, so no
+second Python starts; else `python -m server.process.supervise`), plans the launch, writes the
+server record and sends the supervisor its token on a pipe; the supervisor starts the server at
+once and closes a second pipe when the start is decided, which up() waits on. Stopping and
+finding the server are server.process.state's down() and running().
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import select
+import signal
 import subprocess
 import sys
 import time
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from server.cli.progress import Hooks
 from server.client import wait_healthy
 from server.errors import LaunchError
 from server.launch.addresses import check_host, port_in_use, url_for
 from server.launch.machine_key import machine_key_file
-from server.launch.plan import LaunchPlan, prepare_launch
 from server.process.state import (
-    SUPERVISOR_MODULE,
     RunningServer,
     down,
     explain_failure,
@@ -32,6 +37,82 @@ from server.process.state import (
     state_path,
     write_record,
 )
+
+if TYPE_CHECKING:
+    from server.launch.plan import LaunchPlan
+
+SUPERVISOR_MODULE = "server.process.supervise"
+
+
+@dataclass
+class Supervisor:
+    """The supervisor up() started, waiting for its token, and the two pipes' ends kept here."""
+
+    pid: int
+    go: int  # write end: the record's token once it is written; closed without one: give up
+    reports: int  # read end: "loading" lines, closed by the supervisor when the start is decided
+    process: subprocess.Popen[bytes] | None  # None when forked
+
+    def go_ahead(self, token: str) -> None:
+        os.write(self.go, token.encode() + b"\n")
+        os.close(self.go)
+        self.go = -1
+
+    def kill(self) -> None:
+        """Kill and reap it; its server, if any, dies with it."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        if self.process is not None:
+            self.process.wait()
+        else:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+        self.close()
+
+    def close(self) -> None:
+        for fd in (self.go, self.reports):
+            if fd >= 0:
+                os.close(fd)
+        self.go = self.reports = -1
+
+
+def start_supervisor(state: Path) -> Supervisor:
+    go_read, go_write = os.pipe()
+    reports_read, reports_write = os.pipe()
+    process = None
+    if _only_thread():  # a fork copies just the calling thread: safe only with no other
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # it closes every other fd, these two pipe ends included
+            try:
+                from server.process.supervise import run_forked
+
+                run_forked(state, go_read, reports_write)
+            finally:
+                os._exit(1)  # run_forked never returns: only a failed import gets here
+    else:
+        process = subprocess.Popen(
+            [sys.executable, "-m", SUPERVISOR_MODULE, "--state", str(state)]
+            + ["--go-fd", str(go_read), "--report-fd", str(reports_write)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(go_read, reports_write),
+            start_new_session=True,
+        )
+        pid = process.pid
+    os.close(go_read)
+    os.close(reports_write)
+    return Supervisor(pid, go_write, reports_read, process)
+
+
+def _only_thread() -> bool:
+    """Whether this process has one thread, counting those Python does not know of."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
 
 
 def up(
@@ -56,16 +137,14 @@ def up(
         )
     check_host(host, api_key)  # an open host needs a key the user chose, not the machine's
     token = uuid.uuid4().hex
-    # Started before planning, so its Python start and imports overlap the plan (~0.1 s of CPU):
-    # it waits for the record carrying this token, and gives up when this command is gone.
-    supervisor = subprocess.Popen(
-        [sys.executable, "-m", SUPERVISOR_MODULE, "--state", str(state_path()), "--token", token],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    # Started before planning, so its start overlaps the plan: it waits for the token and gives
+    # up when it gets none (this command failed, or is gone).
+    supervisor = start_supervisor(state_path())
     try:
+        # Imported once the supervisor is forked, so its imports (what it runs the server with)
+        # and the planner's run on two cores at once.
+        from server.launch.plan import prepare_launch
+
         plan = prepare_launch(
             profile_name,
             host=host,
@@ -81,8 +160,7 @@ def up(
                 f"port {plan.port} on {plan.host} is already in use; choose another with --port"
             )
     except BaseException:
-        supervisor.kill()  # it has not started anything yet: no record carried its token
-        supervisor.wait()
+        supervisor.kill()  # it has not started anything yet: it had no token
         raise
     return _start_detached(plan, hooks or Hooks(), timeout_s, supervisor, token)
 
@@ -130,42 +208,42 @@ def _launch_record(plan: LaunchPlan, timeout_s: float, token: str) -> dict[str, 
 
 
 def _start_detached(
-    plan: LaunchPlan,
-    hooks: Hooks,
-    timeout_s: float,
-    supervisor: subprocess.Popen[bytes],
-    token: str,
+    plan: LaunchPlan, hooks: Hooks, timeout_s: float, supervisor: Supervisor, token: str
 ) -> RunningServer:
     path, log = state_path(), log_path()
     if log.exists():
         log.replace(log.with_name(log.name + ".1"))
     record = _launch_record(plan, timeout_s, token)
     try:
-        write_record(path, record)  # the supervisor starts the server once it reads this
-        return _wait_started(supervisor, hooks, Path(str(record["model"])).name, timeout_s + 30)
+        write_record(path, record)
+        supervisor.go_ahead(token)  # it starts the server at once
+        started = _wait_started(supervisor, hooks, Path(str(record["model"])).name, timeout_s + 30)
     except BaseException:  # failed, timed out or interrupted: leave nothing running
         down()
-        supervisor.kill()  # one still waiting for the record (its server dies with it)
-        supervisor.wait()
+        supervisor.kill()  # one that did not take its token (its server dies with it)
         raise
+    supervisor.close()
+    return started
 
 
 def _wait_started(
-    supervisor: subprocess.Popen[bytes], hooks: Hooks, model: str, timeout_s: float
+    supervisor: Supervisor, hooks: Hooks, model: str, timeout_s: float
 ) -> RunningServer:
-    """Follow the supervisor's reports until the server is healthy; LaunchError if it fails."""
+    """Follow the supervisor's reports until the start is decided; LaunchError if it failed."""
     deadline = time.monotonic() + timeout_s
     announced = False
-    while True:
-        current = read_record(state_path()) or {}
-        status = current.get("status")
-        if status == "healthy":
-            return RunningServer.from_record(current)
-        if status == "loading" and not announced and hooks.step is not None:
+    while (left := deadline - time.monotonic()) > 0:
+        if not select.select([supervisor.reports], [], [], left)[0]:
+            continue
+        report = os.read(supervisor.reports, 4096)
+        if not report:  # closed: decided, or the supervisor is gone
+            break
+        if b"loading" in report and not announced and hooks.step is not None:
             hooks.step(f"loading {model}")
             announced = True
-        if status == "failed" or supervisor.poll() is not None or time.monotonic() > deadline:
-            log = log_path()
-            why = f"the server did not come up: {explain_failure(log)} (log: {log})"
-            raise LaunchError(str(current.get("error") or why))
-        time.sleep(0.1)
+    current = read_record(state_path()) or {}
+    if current.get("status") == "healthy":
+        return RunningServer.from_record(current)
+    log = log_path()
+    why = f"the server did not come up: {explain_failure(log)} (log: {log})"
+    raise LaunchError(str(current.get("error") or why))

@@ -30,6 +30,16 @@ def cmdline(pid: int) -> list[str]:
         return []
 
 
+def start_ticks(pid: int) -> int | None:
+    """When the process started, in clock ticks since boot (/proc/PID/stat's field 22): with the
+    pid it names one process, so a reused pid is told apart. None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return int(stat.read().rsplit(b")", 1)[1].split()[19])  # after the (name)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def group_alive(pgid: int) -> bool:
     """Whether any live process is in the process group."""
     for proc in psutil.process_iter():

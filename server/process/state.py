@@ -20,12 +20,11 @@ from typing import Any
 from server.engine.cmake_build import BuildOptions
 from server.engine.sources import EngineSource
 from server.paths import read_json_object, state_dir, write_json
-from server.process.pids import alive, cmdline, kill_group
+from server.process.pids import alive, cmdline, kill_group, start_ticks
 
 STATE_FILE = "server.json"
 LOG_FILE = "server.log"
 ENGINE_CHOICE = "engine.json"  # which engine `up` uses per backend, set by `server build`
-SUPERVISOR_MODULE = "server.process.supervise"
 
 
 def state_path() -> Path:
@@ -157,10 +156,14 @@ def chosen_engine(backend: str) -> tuple[EngineSource, BuildOptions] | None:
         return None
 
 
-def is_supervisor(pid: int | None, state: Path) -> bool:
-    """The pid is alive and is our supervisor for this state file (not a reused pid)."""
-    args = cmdline(pid) if alive(pid) and pid else []
-    return SUPERVISOR_MODULE in args and str(state) in args
+def is_supervisor(record: dict[str, Any]) -> bool:
+    """The record's supervisor is alive: the process that wrote its pid and start time into the
+    record, not a later one given the same pid. (A forked supervisor has the CLI's command line,
+    so that cannot tell.)"""
+    pid, started = record.get("supervisor_pid"), record.get("supervisor_started")
+    return (
+        isinstance(pid, int) and started is not None and alive(pid) and start_ticks(pid) == started
+    )
 
 
 def is_server(pid: int | None, argv: list[str]) -> bool:
@@ -204,7 +207,7 @@ class RunningServer:
 def running() -> RunningServer | None:
     """The recorded server whose supervisor is still alive, or None."""
     record = read_record()
-    if record is None or not is_supervisor(record.get("supervisor_pid"), state_path()):
+    if record is None or not is_supervisor(record):
         return None
     try:
         return RunningServer.from_record(record)
@@ -220,16 +223,16 @@ def down(wait_s: float = 20.0) -> bool:
         return False
     path.unlink(missing_ok=True)  # the supervisor sees its record gone and stops its server
     supervisor = record.get("supervisor_pid")
-    was_running = is_supervisor(supervisor, path)
+    was_running = is_supervisor(record)
     if was_running and supervisor:
         with contextlib.suppress(ProcessLookupError):
             os.kill(supervisor, signal.SIGTERM)
         deadline = time.monotonic() + wait_s
-        while is_supervisor(supervisor, path) and time.monotonic() < deadline:
+        while is_supervisor(record) and time.monotonic() < deadline:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(supervisor, os.WNOHANG)
             time.sleep(0.05)
-        if is_supervisor(supervisor, path):
+        if is_supervisor(record):
             kill_group(supervisor, grace_s=0)
     server = record.get("server_pid")
     if is_server(server, list(record.get("argv", []))) and server:
