@@ -41,7 +41,7 @@ from _common import (
     served,
 )
 
-from server.client import health
+from server.health import health
 from server.launch.addresses import free_port
 from server.process.pids import kill_group, start_ticks
 

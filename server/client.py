@@ -1,4 +1,4 @@
-"""The one llama-server HTTP client: /health, /props, /slots, /metrics, /tokenize, /v1/models, chat.
+"""The llama-server HTTP client: /props, /slots, /metrics, /tokenize, /v1/models, chat.
 
 The agent streams chat through its own async OpenAI client (given `openai_base_url`); every other
 call to a llama-server goes through here: the supervisor, the CLI, the benchmarks, the agent's
@@ -8,12 +8,11 @@ reply, and servers that do not answer, raise ServerError with one line, never a 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from server.errors import LaunchError, ServerError
+from server.errors import ServerError
 from server.launch.machine_key import key_for
 
 if TYPE_CHECKING:  # httpx costs ~0.3 s to import: `server up` starts without it
@@ -246,39 +245,6 @@ def served_model(base_url: str, api_key: str | None = None) -> ServedModel:
     meta = first.get("meta")
     n_params = meta.get("n_params") if isinstance(meta, dict) else None
     return ServedModel(str(first.get("id", "")), n_params if isinstance(n_params, int) else None)
-
-
-def health(base_url: str, timeout_s: float = 2.0) -> int | None:
-    """The /health status code (200 ready, 503 loading), or None when nothing answers."""
-    # http.client, not httpx: the supervisor probes while the server loads, and importing httpx
-    # then (~0.3 s of CPU) slows the load it waits for.
-    import http.client
-    from urllib.parse import urlsplit
-
-    url = urlsplit(server_root(base_url))
-    kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
-    try:
-        connection = kind(url.hostname or "", url.port, timeout=timeout_s)
-        try:
-            connection.request("GET", url.path + "/health")
-            return connection.getresponse().status
-        finally:
-            connection.close()
-    except (OSError, ValueError, http.client.HTTPException):
-        return None
-
-
-def wait_healthy(base_url: str, timeout_s: float) -> None:
-    """Poll /health until 200; 503 means the model is still loading."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        status = health(base_url)
-        if status == 200:
-            return
-        if time.monotonic() > deadline:
-            state = "still loading" if status == 503 else f"not answering (status {status})"
-            raise LaunchError(f"llama-server at {base_url} is {state} after {timeout_s:.0f} s")
-        time.sleep(0.1)
 
 
 def complete(

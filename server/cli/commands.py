@@ -116,7 +116,7 @@ def _up(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from server.client import health
+    from server.health import health
     from server.process.state import running
 
     server = running()

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from server.cli.progress import Hooks
-from server.client import wait_healthy
 from server.errors import LaunchError
+from server.health import wait_healthy
 from server.launch.addresses import check_host, port_in_use, url_for
 from server.launch.machine_key import machine_key_file
 from server.process.state import (

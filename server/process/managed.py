@@ -19,8 +19,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from server.client import health
 from server.errors import LaunchError
+from server.health import health
 from server.launch.addresses import port_in_use, url_for
 from server.process.pids import kill_group
 from server.process.state import explain_failure

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import http.client  # noqa: F401  (server.client.health's: loaded before the server starts)
+import http.client  # noqa: F401  (server.health's: loaded before the server starts)
 import os
 import signal
 import sys

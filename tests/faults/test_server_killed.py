@@ -15,8 +15,8 @@ from agent.loop.agent import Agent
 from agent.loop.events import ErrorEvent, Event, TextDelta
 from agent.model.endpoint import OpenAIChatModel
 from agent.sessions.store import Session
-from server.client import health
 from server.engine.build import Engine
+from server.health import health
 from server.launch.addresses import free_port
 from server.process.managed import ManagedServer
 from tests.faults.agents import yolo_agent

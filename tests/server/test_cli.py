@@ -16,8 +16,8 @@ import pytest
 from rich.console import Console
 
 from server.cli.progress import RichHooks
-from server.client import health
 from server.engine.build import BuildProgress, Engine
+from server.health import health
 from server.launch.addresses import free_port
 from server.models.random_drafter import write_random_dflash_drafter
 

@@ -11,15 +11,14 @@ from server.client import (
     get_metrics,
     get_props,
     get_slots,
-    health,
     openai_base_url,
     parse_metrics,
     served_model,
     server_root,
     tokenize,
-    wait_healthy,
 )
 from server.errors import LaunchError, ServerError
+from server.health import health, wait_healthy
 from server.launch.addresses import free_port
 
 # cpu-rig.md §5: a reply without speculation, then the fields ngram speculation adds.

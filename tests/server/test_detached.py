@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from server.client import health
 from server.engine.build import Engine
+from server.health import health
 from server.launch.addresses import free_port
 from server.process.pids import cmdline, start_ticks
 from server.process.state import is_supervisor

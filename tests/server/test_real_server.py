@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from server.client import Timings, chat, get_metrics, get_props, get_slots, health
+from server.client import Timings, chat, get_metrics, get_props, get_slots
 from server.engine.build import Engine
 from server.engine.dialect import probe
+from server.health import health
 from server.launch.addresses import free_port
 from server.launch.llama_argv import build_argv
 from server.process.managed import ManagedServer

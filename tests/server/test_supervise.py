@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from server.client import health
 from server.engine.build import Engine
 from server.errors import LaunchError
+from server.health import health
 from server.launch.addresses import free_port
 from server.process.managed import ManagedServer
 from server.process.pids import group_alive
