@@ -131,7 +131,7 @@ def test_bench_refuses_a_mode_the_profile_cannot_serve(
             ["--quick", "--reps", "1", "--modes", "none,ngram-simple"],
             "best draftless type for tiny:",
         ),
-        ("startup.py", ["--reps", "1"], "server up / by hand:"),
+        ("startup.py", ["--reps", "1"], "of by hand to /health"),
         ("agent_overhead.py", ["--tasks", "1", "--max-tokens", "24"], "TUI (frames written):"),
         (
             "agent_overhead.py",
