@@ -18,10 +18,10 @@ from agent.loop.facts import TurnFacts
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n")
 _FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")
 # Past forms only: "adds" or "creates" describes code ("a function that adds two numbers"),
-# "added" or "has been created" claims a change.
+# "added" or "has been created" claims a change. Not "set": "the port set in config.ini".
 _CHANGE = re.compile(
     r"\b(created|wrote|written|updated|changed|modified|added|edited|renamed|saved|fixed|"
-    r"replaced|deleted|removed|appended|inserted|moved|set)\b",
+    r"replaced|deleted|removed|appended|inserted|moved)\b",
     re.I,
 )
 _PRINTED = re.compile(

@@ -25,6 +25,7 @@ def test_a_file_named_as_written_that_was_not() -> None:
     assert doubts("notes.txt holds three lines.", TurnFacts(), []) == []
     # Code described, not a change claimed: "adds" is what the function does.
     assert doubts("math_utils.py has a function definition that adds.", TurnFacts(), []) == []
+    assert doubts("The port set in config.ini is 8080.", TurnFacts(), []) == []
     assert doubts("I added subtract to math_utils.py.", TurnFacts(), []) == [
         "the answer names math_utils.py, which this turn did not write"
     ]
