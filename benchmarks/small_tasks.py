@@ -223,6 +223,7 @@ def judged(
         ],
         "answer": result["result"][:200],
         "doubts": result.get("doubts", []),  # where beecode's facts contradict the answer
+        "withheld": result.get("withheld", ""),  # the model's report, left out for its doubts
         "prompt_tokens": sum(t["prompt_n"] + t["cache_n"] for t in turns),
         "cached_tokens": sum(t["cache_n"] for t in turns),
     }
@@ -285,7 +286,11 @@ def main() -> int:
     done = sum(r["ok"] for r in rows)
     worse = sum(bool(r.get("made_worse")) for r in rows)
     doubted = sum(bool(r.get("doubts")) for r in rows)
-    print(f"completed {done} of {len(rows)} tasks; {doubted} doubted answers, {worse} made worse")
+    shown = sum(bool(r.get("doubts")) and not r.get("withheld") for r in rows)
+    print(
+        f"completed {done} of {len(rows)} tasks; {doubted} doubted answers ({shown} shown, "
+        f"the rest left out for the facts), {worse} made worse"
+    )
     settings = {"temperature": args.temperature, "tool_mode": args.tool_mode}
     save({**info, **settings, "rows": rows, "completed": done, "total": len(rows)}, args.out)
     return 0

@@ -249,6 +249,8 @@ def pass_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "completed": sum(r["ok"] for r in rows),
         "doubted": sum(bool(r.get("doubts")) for r in rows),
+        # Doubted answers shown to the user: a small model's are left out, the facts answer.
+        "false_shown": sum(bool(r.get("doubts")) and not r.get("withheld") for r in rows),
         "made_worse": sum(bool(r.get("made_worse")) for r in rows),
         "failed_tasks": [r["task"] for r in rows if not r["ok"]],
         "cache_reuse": sum(r.get("cached_tokens", 0) for r in rows) / prompt if prompt else 0.0,
@@ -278,7 +280,8 @@ def main() -> int:
             passes[-1].update(pass_figures(rows))
             print(
                 f"pass {rep + 1}: {passes[-1]['completed']} of {len(rows)} done, "
-                f"{passes[-1]['doubted']} doubted answers, {passes[-1]['made_worse']} made worse, "
+                f"{passes[-1]['doubted']} doubted answers ({passes[-1]['false_shown']} shown), "
+                f"{passes[-1]['made_worse']} made worse, "
                 f"{passes[-1]['cache_reuse']:.1%} of prompt tokens cached",
                 flush=True,
             )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from shlex import quote
 from typing import Any
 
 from tools.files import (
@@ -55,6 +56,11 @@ class EditTool(BaseTool):
                 f"old not found in {shown}, {MADE_ALREADY}: the change is made, or old and new "
                 "are swapped (old is the text in the file now, new what replaces it)"
             )
+        if not starts and old.strip() in (shown, full.name):
+            # Asked to rename a file, a small model edits the file's own name in its text.
+            raise ToolError(
+                f"old not found in {shown}: edit changes a file's text. " + _moved(shown, new)
+            )
         if not starts:
             raise ToolError(not_found(shown_text(text), old, shown))
         lines = [text.count("\n", 0, start) + 1 for start in starts]
@@ -74,6 +80,14 @@ class EditTool(BaseTool):
             f"edited {shown}: {where}{stored}" + syntax_note(shown, after),
             meta={"path": shown, "diff": unified_diff(shown_text(text), shown_text(after), shown)},
         )
+
+
+def _moved(shown: str, new: str) -> str:
+    """How to rename or move the file, as the bash command when ``new`` is a path."""
+    target = new.strip()
+    if target and not any(c.isspace() for c in target) and ("." in target or "/" in target):
+        return f"To rename or move the file itself, run in bash: mv {quote(shown)} {quote(target)}"
+    return "To rename or move the file itself, use mv in bash"
 
 
 def _occurrences(text: str, old: str) -> list[int]:

@@ -84,12 +84,14 @@ def _plain(value: Any) -> Any:
 
 
 def facts_json(facts: TurnFacts) -> dict[str, Any]:
-    """The turn's facts as the result object's ``changes``, ``commands``, ``failed``, ``doubts``."""
+    """The turn's facts as the result object's ``changes``, ``commands``, ``failed``, ``doubts``
+    and ``withheld`` (the model's report, when it was left out of the answer for its doubts)."""
     return {
         "changes": {"created": facts.created, "changed": facts.changed, "deleted": facts.deleted},
         "commands": [dataclasses.asdict(run) for run in facts.commands],
         "failed": facts.failed,
         "doubts": facts.doubts,
+        "withheld": facts.withheld,
     }
 
 

@@ -154,19 +154,22 @@ class Agent:
             return self._finished(turn, "error", str(e))
 
     def _finish(self, turn: TurnState, answer: str, reasoning: str = "") -> TurnFinished:
+        """The answer, checked against the turn's facts and kept as the policy shows it; a turn
+        that answered after an unrecovered failed step stops as ``failed``."""
+        facts = turn.facts.facts(self.session.id, self.session.turn_mark)
+        found = doubts(answer, facts, turn.facts.outputs, turn.facts.told)
+        facts = dataclasses.replace(facts, doubts=found)
+        answer, facts = self.policy.kept_answer(answer, facts, turn.emit)
         # Reasoning goes back with the answer: a template that keeps it (Qwen 3.6 with
         # preserve_thinking) then re-reads the reply as generated, and the prefix holds.
         thought = {"reasoning_content": reasoning} if reasoning else {}
         self._add({"role": "assistant", "content": answer, **thought})
-        return self._finished(turn, "done", answer)
+        return TurnFinished(turn.stats, "failed" if facts.failed else "done", answer, facts)
 
     def _finished(self, turn: TurnState, reason: StopReason, text: str) -> TurnFinished:
-        """The turn's end with its facts; an answer is checked against them, and a turn that
-        answered after an unrecovered failed step stops as ``failed``."""
+        """The turn's end, without the model's answer, with its facts."""
         facts = turn.facts.facts(self.session.id, self.session.turn_mark)
-        if reason == "done":
-            facts = dataclasses.replace(facts, doubts=doubts(text, facts, turn.facts.outputs))
-            reason = "failed" if facts.failed else reason
+        reason = "failed" if reason == "done" and facts.failed else reason
         return TurnFinished(turn.stats, reason, text, facts)
 
     async def _ask(self, turn: TurnState, step: Step) -> Reply:
@@ -228,9 +231,9 @@ class Agent:
             answered.add(call.id)
             images.extend(result.images if self.vision else ())
             self._ledger.observe(call, result)
-            turn.facts.observe(call, self._ledger.kind(call), result)
             turn.guard.observe(call, result)
             note = self.policy.note(call, self._ledger.kind(call), result)
+            turn.facts.observe(call, self._ledger.kind(call), result, note)
             self._add({"role": "tool", "tool_call_id": call.id, "content": result.output + note})
 
         try:

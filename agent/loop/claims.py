@@ -1,12 +1,15 @@
 """Where a turn's answer contradicts its facts (``agent.loop.facts``), said beside the answer.
 
 Small models copy report templates: "Created fib.py; running it printed 5." when the run printed
-nothing, or "Config.py has been updated" after the only edit failed. Three kinds are caught, each
-by a plain reading of the answer, and none rewrites it (the model's words stay the model's):
+nothing, or "Config.py has been updated" after the only edit failed. Five kinds are caught, each
+by a plain reading of the answer, and none rewrites it (the model's words stay the model's; a
+policy may leave them out, ``StepPolicy.kept_answer``):
 - a file named in a sentence claiming a change (not one saying it failed or did not happen) that
   the turn did not create, change or delete;
+- a sentence claiming a change ("It is now true.") in a turn that changed no file;
 - "printed X" (or output, returned, shows) where no result of the turn holds X;
-- an answer that does not mention a failure while a failed step was not recovered.
+- an answer that does not mention a failure while a failed step was not recovered;
+- an answer that repeats beecode's words to the model (an error or a hint) as its own.
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ _FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")
 # "added" or "has been created" claims a change. Not "set": "the port set in config.ini".
 _CHANGE = re.compile(
     r"\b(created|wrote|written|updated|changed|modified|added|edited|renamed|saved|fixed|"
-    r"replaced|deleted|removed|appended|inserted|moved)\b",
+    r"replaced|deleted|removed|appended|inserted|moved|enabled|disabled)\b|\b(?:is|are) now\b",
     re.I,
 )
+_COMMIT = re.compile(r"\bcommit", re.I)  # a commit changes no file in the workspace
+# The words of one of beecode's errors or hints, copied: a span this long is no coincidence.
+COPIED_WORDS = 6
 _PRINTED = re.compile(
     r"\b(?:print(?:ed|s)?|output(?:s|ted)?|returned|returns|shows?|showed|gave|displayed)"
     r"\s*(?:out\s*)?:?\s*[\"'`]?([^\s\"'`,;]+)",
@@ -36,16 +42,24 @@ _ADMITS = re.compile(
 )
 
 
-def doubts(answer: str, facts: TurnFacts, outputs: list[str]) -> list[str]:
-    """Each contradiction between the answer and the facts, in a line for the user."""
+def doubts(
+    answer: str, facts: TurnFacts, outputs: list[str], told: list[str] | None = None
+) -> list[str]:
+    """Each contradiction between the answer and the facts, in a line for the user. ``outputs``
+    are the turn's results, ``told`` beecode's errors and hints to the model among them."""
     found: list[str] = []
     touched = set(facts.files) | {name.rsplit("/", 1)[-1] for name in facts.files}
     for sentence in _SENTENCE_END.split(answer):
         if not _CHANGE.search(sentence) or _ADMITS.search(sentence):
             continue  # no claim of a change, or one said not to have happened
-        for name in _FILE.findall(sentence):
+        names = _FILE.findall(sentence)
+        for name in names:
             if name not in touched and name.rsplit("/", 1)[-1] not in touched:
                 found.append(f"the answer names {name}, which this turn did not write")
+        if not names and not touched and not _COMMIT.search(sentence):
+            found.append(f"the answer claims a change ({sentence.strip()[:60]}); no file changed")
+    if copied := _copied(answer, told or []):
+        found.append(f"the answer repeats beecode's message to the model: {copied}")
     seen = "\n".join(outputs)
     for match in _PRINTED.finditer(answer):
         value = match.group(1).rstrip(".:!?)")
@@ -58,3 +72,14 @@ def doubts(answer: str, facts: TurnFacts, outputs: list[str]) -> list[str]:
     if facts.failed and not _ADMITS.search(answer):
         found.append(f"the answer does not say that a step failed: {facts.failed[0]}")
     return list(dict.fromkeys(found))
+
+
+def _copied(answer: str, told: list[str]) -> str:
+    """The first run of ``COPIED_WORDS`` words of the answer found in beecode's words, or ""."""
+    heard = " ".join(" ".join(told).lower().split())
+    words = answer.lower().split()
+    for at in range(len(words) - COPIED_WORDS + 1):
+        run = " ".join(words[at : at + COPIED_WORDS])
+        if run in heard:
+            return " ".join(answer.split()[at : at + COPIED_WORDS])
+    return ""

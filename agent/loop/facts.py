@@ -45,6 +45,8 @@ class TurnFacts:
     commands: list[CommandRun] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)  # unrecovered failed steps, one line each
     doubts: list[str] = field(default_factory=list)  # where the answer contradicts these facts
+    # The model's report when it was left out of the answer for its doubts (a small model's).
+    withheld: str = ""
 
     @property
     def files(self) -> list[str]:
@@ -79,13 +81,16 @@ class FactsRecorder:
         self.changed: dict[str, None] = {}
         self.commands: list[CommandRun] = []
         self.outputs: list[str] = []  # every result's output, for checking the answer's claims
+        self.told: list[str] = []  # beecode's own errors and hints to the model, likewise
         self._failures: dict[str, str] = {}  # subject -> the failure, until a success on it
         self.excused: set[str] = set()  # ids of calls refused to keep the turn's work
         self._made: set[str] = set()  # edits that worked, as their name and arguments
 
-    def observe(self, call: Call, kind: str | None, result: ToolResult) -> None:
+    def observe(self, call: Call, kind: str | None, result: ToolResult, note: str = "") -> None:
         args = call.arguments or {}
         self.outputs.append(result.output)
+        # A command's output is the program's words, which an answer may quote.
+        self.told += [note, result.output if result.is_error and call.name != "bash" else ""]
         exit_code = result.meta.get("exit_code")
         if call.name == "bash" and isinstance(args.get("command"), str):
             code = exit_code if isinstance(exit_code, int) else None

@@ -9,7 +9,7 @@ finished call (the same call, a small variation of it three times, or beecode's 
 change fed back as input), the turn ends with a closing step that can only be the answer; its
 instruction goes with that one request and is never kept, so the history (and a resumed session)
 shows the last result, then the answer. A step object is never streamed: its answer is shown once
-kept. After a step that may have finished the task (its calls worked, one a change or a command
+checked against the turn's facts, and left out for them when they contradict it. After a step that may have finished the task (its calls worked, one a change or a command
 that exited 0) and needs no check first, the next request is the choice "done" or "continue", for
 that request only: done leads to the report, continue to a step that must call a tool.
 
@@ -18,6 +18,7 @@ that request only: done leads to the report, continue to a step that must call a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from difflib import SequenceMatcher
 from typing import Any, Literal
@@ -25,6 +26,7 @@ from typing import Any, Literal
 from agent.config import ToolMode
 from agent.context.prompt import with_guide
 from agent.loop.events import EventSink, Notice, TextDelta
+from agent.loop.facts import TurnFacts
 from agent.model.reply import Call, Reply, make_call
 from agent.permissions.rules import Permissions
 from agent.steps.habits import DONE_NOTE, ReadLedger, TurnWatch
@@ -51,6 +53,7 @@ VARIATION, NEAR_REPEATS = 0.8, 2
 NATIVE_INVALID_SWITCH = 2  # invalid native calls before "auto" switches to constrained steps
 # Short on purpose: a small model copies the words of this request into its answer.
 REPORT_PROMPT = "Now answer me in one or two sentences."
+WITHHELD = "The model's report is left out: beecode's facts below contradict it."
 
 
 class ConstrainedSteps(StepPolicy):
@@ -72,13 +75,14 @@ class ConstrainedSteps(StepPolicy):
         self._last_result = ""  # the last result the model saw, the report when it says nothing
         self._last_call = ""  # the latest call that worked, as its name and arguments
         self._variations = 0  # calls in a row that worked, each a small variation of the last
+        self._said_nothing = False  # the closing report was empty: the answer is beecode's
 
     def system(self, prompt: str) -> str:
         return with_guide(prompt, STEP_GUIDE)
 
     def start_turn(self) -> None:
         super().start_turn()
-        self._offer = "all"
+        self._offer, self._said_nothing = "all", False
 
     def step(self, tools: list[dict[str, Any]]) -> Step:
         offer, self._offer = self._offer, "all"
@@ -177,7 +181,7 @@ class ConstrainedSteps(StepPolicy):
             self.watch.set_answer_aside()
             self._offer = "tools"
             return None
-        return _shown(reply.text, emit)
+        return reply.text
 
     def closing(self, tools: list[dict[str, Any]]) -> Step | None:
         """The report, once a finished call was repeated: a step that can only be the answer
@@ -185,9 +189,22 @@ class ConstrainedSteps(StepPolicy):
         return self._step(tools, "answer", REPORT_PROMPT) if self.watch.settled else None
 
     def closing_words(self, reply: Reply, emit: EventSink) -> str:
-        # Nothing said: the last tool result is the honest report.
-        text = reply.text.strip()
-        return _shown(text, emit) if text else f"Last result: {self._last_result}"
+        # Nothing said: the last tool result is the honest report, in beecode's words.
+        self._said_nothing = not reply.text.strip()
+        return reply.text.strip() or f"Last result: {self._last_result}"
+
+    def kept_answer(self, answer: str, facts: TurnFacts, emit: EventSink) -> tuple[str, TurnFacts]:
+        """A step object is never streamed, so the answer is shown only now, once checked: a
+        report the facts contradict is left out (kept in ``withheld``), and the facts, shown
+        under it by every face, are the answer. A small model's report is a copied template
+        more often than an account."""
+        if self._said_nothing:  # beecode's words, not the model's: no report to check
+            return answer, facts
+        if facts.doubts:
+            facts = dataclasses.replace(facts, withheld=answer)
+            answer = WITHHELD
+        emit(TextDelta(answer))
+        return answer, facts
 
 
 class AutoSteps(StepPolicy):
@@ -238,9 +255,3 @@ def _small_variation(last: str, call: str) -> bool:
     """Whether ``call`` (a tool name and its arguments) is ``last`` changed a little."""
     same_tool = last.split(" ", 1)[0] == call.split(" ", 1)[0]
     return same_tool and last != call and SequenceMatcher(None, last, call).ratio() >= VARIATION
-
-
-def _shown(text: str, emit: EventSink) -> str:
-    """A step's answer, shown to the face once it is kept (its object was not streamed)."""
-    emit(TextDelta(text))
-    return text

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.loop.events import EventSink
+from agent.loop.facts import TurnFacts
 from agent.model.endpoint import FREE, ReplyFormat
 from agent.model.reply import Call, Reply
 from agent.steps.habits import TurnWatch
@@ -66,6 +67,11 @@ class StepPolicy:
         """The answer in a reply without calls, shown to the face unless the stream showed it;
         None: set aside unshown and unkept, for a step that must call a tool."""
         return reply.text
+
+    def kept_answer(self, answer: str, facts: TurnFacts, emit: EventSink) -> tuple[str, TurnFacts]:
+        """The answer as kept and shown, given the facts and their doubts about it. Here it was
+        streamed as it came, so it stays, and the doubts are said beside it."""
+        return answer, facts
 
     def closing(self, tools: list[dict[str, Any]]) -> Step | None:
         """A last request, after a step's calls, whose reply ends the turn (None: go on)."""

@@ -26,9 +26,10 @@ STEP_GUIDE = """
 
 # Reply format
 Each reply is one JSON object {"name": <tool>, "arguments": {...}}, one step per reply. Shell
-commands (run a program, mkdir, mv, wc, git) go to bash. To change part of a file, edit it with
-old text copied exactly from the file. When the task is done, call answer and say only what the
-results showed.
+commands (run a program, mv to rename or move a file, echo 'text' >> file to add a line at its
+end, wc, git) go to bash. A file in a folder is written as folder/file. To change part of a
+file, edit it with old text copied exactly from the file. When the task is done, call answer
+and say only what the results showed.
 Task "create add.py that prints 2+3, then run it", one reply per turn:
 {"name": "write", "arguments": {"path": "add.py", "content": "print(2 + 3)\\n"}}
 {"name": "bash", "arguments": {"command": "python3 add.py"}}

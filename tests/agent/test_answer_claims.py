@@ -64,3 +64,30 @@ async def test_the_loop_puts_the_doubts_in_the_facts(ws: Path) -> None:
         "the answer says something printed True; this turn ran no command",
         "the answer does not say that a step failed: " + finished.facts.failed[0],
     ]
+
+
+def test_a_change_claimed_in_a_turn_that_changed_no_file() -> None:
+    assert doubts("It is now true.", TurnFacts(), []) == [
+        "the answer claims a change (It is now true.); no file changed"
+    ]
+    assert doubts("Debugging is enabled in settings.toml.", TurnFacts(), []) == [
+        "the answer names settings.toml, which this turn did not write"
+    ]
+    assert doubts("It is now true.", TurnFacts(changed=["settings.toml"]), []) == []
+    # A commit changes no file of the workspace, and a state read is no claim of a change.
+    assert doubts("All changes were committed.", TurnFacts(), []) == []
+    assert doubts("The third line is third.", TurnFacts(), []) == []
+
+
+def test_beecode_words_to_the_model_repeated_as_the_answer() -> None:
+    hint = (
+        "old not found in calc.py, but new is there already: the change is made, or old and new"
+        " are swapped (old is the text in the file now, new what replaces it)"
+    )
+    said = "The change is made, or old and new are swapped (old is the text in the file now)"
+    assert doubts(said, TurnFacts(), [hint], [hint]) == [
+        "the answer repeats beecode's message to the model: The change is made, or old"
+    ]
+    # A program's own words may be quoted: only beecode's errors and hints are its words.
+    trace = "NameError: name 'total' is not defined in line 3 of calc.py"
+    assert doubts(f"Running it gave {trace}", TurnFacts(commands=RAN), [trace], []) == []

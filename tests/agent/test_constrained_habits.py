@@ -167,14 +167,14 @@ async def test_calls_each_a_small_variation_of_the_last_end_the_turn_with_the_re
 
     failing = '{"name": "bash", "arguments": {"command": "cat nothing.txt"}}'
     retry = '{"name": "bash", "arguments": {"command": "cat nothing2.txt"}}'
-    said = '{"name": "answer", "arguments": {"text": "Said hi."}}'
+    said = '{"name": "answer", "arguments": {"text": "Said hi; the cat failed."}}'
     go_on = '"continue"'
     replies = [failing, retry, echo("hi"), go_on, echo("hi!"), go_on, echo("hi!!"), said]
     agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     finished = await agent.run_turn("say hi", Face())
 
     # The retry of the failing cat is no repeat; the third echo in a row is one.
-    assert finished.final_text == "Said hi."
+    assert finished.final_text == "Said hi; the cat failed."
     assert len(results(agent)) == 5
     assert offered(model.requests[-1]) == {"answer"}
     assert model.requests[-1].reply_format.name == "step"

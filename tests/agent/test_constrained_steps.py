@@ -8,7 +8,7 @@ from pathlib import Path
 from agent.loop.events import Notice, TextDelta
 from agent.model.scripted import call, text
 from agent.sessions.store import Session, read_records
-from agent.steps.constrained import REPORT_PROMPT, ConstrainedSteps
+from agent.steps.constrained import REPORT_PROMPT, WITHHELD, ConstrainedSteps
 from agent.steps.schema import CHOICE_FORMAT, CHOICE_PROMPT, STEP_LEFT_OUT
 from tests.agent.loop_kit import Face, assert_valid_history, make_agent, offered, results
 
@@ -134,7 +134,8 @@ async def test_auto_mode_switches_to_constrained_after_two_invalid_native_calls(
     face = Face()
     finished = await agent.run_turn("x", face)
 
-    assert finished.final_text == "ok"
+    # The invalid write is a failed step "ok" does not mention: the report is left out.
+    assert (finished.final_text, finished.facts.withheld) == (WITHHELD, "ok")
     assert [r.reply_format.free for r in model.requests] == [True, True, False]
     assert isinstance(agent.policy, ConstrainedSteps)
     assert "# Reply format" not in model.requests[1].messages[0]["content"]
@@ -175,3 +176,16 @@ async def test_after_a_step_that_may_have_finished_the_model_chooses_done_or_not
     kept = [m.get("content") for m in agent.messages]
     assert CHOICE_PROMPT not in kept and '"done"' not in kept and '"continue"' not in kept
     assert_valid_history(agent.messages)
+
+
+async def test_a_report_the_facts_contradict_is_left_out_and_the_facts_answer(ws: Path) -> None:
+    said = '{"name": "answer", "arguments": {"text": "Created README.md."}}'
+    agent, _ = make_agent(ws, [text(ECHO), GO_ON, text(ECHO), text(said)], tool_mode="constrained")
+    face = Face()
+    finished = await agent.run_turn("run echo hi", face)
+
+    assert finished.final_text == WITHHELD
+    assert finished.facts.withheld == "Created README.md."
+    assert finished.facts.doubts == ["the answer names README.md, which this turn did not write"]
+    assert [d.text for d in face.of(TextDelta)] == [WITHHELD]  # the false report is never shown
+    assert agent.messages[-1] == {"role": "assistant", "content": WITHHELD}

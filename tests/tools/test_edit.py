@@ -74,6 +74,20 @@ async def test_old_and_new_swapped_or_the_change_made_already_is_said(
     assert source.read_text() == SOURCE
 
 
+async def test_an_edit_of_the_file_name_is_told_the_mv_command(
+    ctx: ToolContext, source: Path
+) -> None:
+    # Asked to rename a file, a small model puts the file's name in old.
+    result = await edit.run({"path": "app.py", "old": "app.py", "new": "lib/main.py"}, ctx)
+    assert result.is_error and result.output == (
+        "old not found in app.py: edit changes a file's text. To rename or move the file "
+        "itself, run in bash: mv app.py lib/main.py"
+    )
+    result = await edit.run({"path": "app.py", "old": "app.py", "new": "the main one"}, ctx)
+    assert result.output.endswith("To rename or move the file itself, use mv in bash")
+    assert source.read_text() == SOURCE
+
+
 async def test_whitespace_only_difference_is_named(ctx: ToolContext, source: Path) -> None:
     old = 'def greet(name):\n  print("hello", name)'
     result = await edit.run({"path": "app.py", "old": old, "new": "x"}, ctx)
