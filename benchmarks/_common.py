@@ -33,10 +33,12 @@ BEECODE = [sys.executable, "-m", "agent"]  # the `beecode` command of this check
 
 
 def commit() -> str:
+    """The checkout's commit; an exported tree (``git archive``) has no .git, so it is told
+    with BEECODE_BENCH_COMMIT."""
     done = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     )
-    return done.stdout.strip() or "unknown"
+    return done.stdout.strip() or os.environ.get("BEECODE_BENCH_COMMIT") or "unknown"
 
 
 def header(name: str) -> dict[str, Any]:

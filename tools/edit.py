@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-from shlex import quote
 from typing import Any
 
 from tools.files import (
@@ -14,7 +13,7 @@ from tools.files import (
     syntax_note,
     unified_diff,
 )
-from tools.paths import shown_path
+from tools.paths import move_command, shown_path
 from tools.textcodec import shown as shown_text
 from tools.tool import BOOL, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
 
@@ -59,7 +58,7 @@ class EditTool(BaseTool):
         if not starts and old.strip() in (shown, full.name):
             # Asked to rename a file, a small model edits the file's own name in its text.
             raise ToolError(
-                f"old not found in {shown}: edit changes a file's text. " + _moved(shown, new)
+                f"old not found in {shown}: edit changes a file's text. " + _moved(shown, new, ctx)
             )
         if not starts:
             raise ToolError(not_found(shown_text(text), old, shown))
@@ -82,11 +81,12 @@ class EditTool(BaseTool):
         )
 
 
-def _moved(shown: str, new: str) -> str:
+def _moved(shown: str, new: str, ctx: ToolContext) -> str:
     """How to rename or move the file, as the bash command when ``new`` is a path."""
     target = new.strip()
     if target and not any(c.isspace() for c in target) and ("." in target or "/" in target):
-        return f"To rename or move the file itself, run in bash: mv {quote(shown)} {quote(target)}"
+        command = move_command(shown, target, ctx.workspace)
+        return f"To rename or move the file itself, run in bash: {command}"
     return "To rename or move the file itself, use mv in bash"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from shlex import quote
 
 from tools.tool import ToolContext, ToolError
 
@@ -38,3 +39,11 @@ def shown_path(path: Path, ctx: ToolContext) -> str:
     """How a path is shown to the model: relative to the workspace when inside it."""
     workspace = ctx.workspace.resolve()
     return path.relative_to(workspace).as_posix() if path.is_relative_to(workspace) else str(path)
+
+
+def move_command(source: str, target: str, workspace: Path) -> str:
+    """The shell command that moves ``source`` to ``target`` (workspace-relative), making the
+    target's folder first when it does not exist yet (mv alone would fail there)."""
+    move = f"mv {quote(source)} {quote(target)}"
+    folder = (workspace / target).parent
+    return move if folder.is_dir() else f"mkdir -p {quote(str(Path(target).parent))} && {move}"

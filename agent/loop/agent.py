@@ -223,7 +223,10 @@ class Agent:
             if not call.error and (kept := turn.guard.refusal(call)):
                 call.error = kept
                 turn.facts.excused.add(call.id)  # beecode kept the work: not a failed step
-            call.error = call.error or self._ledger.unread_edit(call) or self.policy.refusal(call)
+            call.error = call.error or self._ledger.unread_edit(call)
+            if not call.error and (asked := self.policy.refusal(call)):
+                call.error = asked
+                turn.facts.excused.add(call.id)  # a question to the model, not a failed step
         answered: set[str] = set()
         images: list[Image] = []
 

@@ -69,7 +69,9 @@ class CallRunner:
             if tool is None or call.error:
                 await flush()
                 invalid = call.error or f"unknown tool {call.name!r}"
-                record(call, _refuse(call, f"Error: {invalid}. Fix the call and try again.", emit))
+                # A refusal that says what to send next needs no "fix the call" after it.
+                fix = "" if invalid.endswith(" again") else ". Fix the call and try again."
+                record(call, _refuse(call, f"Error: {invalid}{fix}", emit))
                 continue
             denial = await self._admit(call, tool, emit)
             if denial is not None:

@@ -129,7 +129,8 @@ class ConstrainedSteps(StepPolicy):
             reply.text, reply.calls = "", [make_call(step, reply.finish_reason)]
 
     def refusal(self, call: Call) -> str | None:
-        return self.ledger.clobbering_write(call)
+        ledger = self.ledger
+        return ledger.clobbering_write(call) or ledger.test_change(call) or ledger.copy_write(call)
 
     def note(self, call: Call, kind: str | None, result: ToolResult) -> str:
         note = super().note(call, kind, result)

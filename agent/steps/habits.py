@@ -14,6 +14,11 @@
   the fix). A text file written or edited is checked by its result: it holds what the call said.
 - Lose nothing: in constrained mode a write that would replace a file's content with text keeping
   none of its lines must be sent twice (asked to add a function, a small model writes just it).
+- Fix the code, not its test: in constrained mode a change of an existing test file must be sent
+  twice (told to make a failing test pass, a small model changes the test's expectation).
+- Move with mv: in constrained mode a write that copies a file of the same name from elsewhere
+  must be sent twice, and the refusal gives the mv command (asked to move app.py into lib/, a
+  small model writes lib/app.py and leaves app.py).
 - Know when to stop: a 0.5B model in constrained mode practically never picks the answer step;
   it repeats its last successful call instead. That repeat (same call, same result) means it has
   nothing left to do, so the turn ends with the model's report, asked for as an answer step.
@@ -22,11 +27,13 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.model.reply import Call
 from tools.files import small_text
+from tools.paths import move_command
 from tools.registry import ToolRegistry
 from tools.tool import ToolResult
 
@@ -44,6 +51,7 @@ WRITTEN_NOTE = "\n[Already written. Now check it: run it with bash or read it. O
 # ran `python3 config.ini`, saw it fail, and undid the change.
 PROGRAMS = (".py", ".sh")
 FILE_TOOLS = frozenset({"write", "edit"})
+TEST_FILE = re.compile(r"test_.*\.py$|.*_test\.py$")
 
 
 @dataclass
@@ -128,6 +136,9 @@ class ReadLedger:
         self.registry, self.workspace = registry, workspace
         self.seen: set[Path] = set()
         self.clobber_warned: set[tuple[Path, str]] = set()
+        # Calls refused once: the same call again goes through, since then it is meant.
+        self.asked: set[str] = set()
+        self.created: set[Path] = set()  # files this session created: their tests are its own
 
     def kind(self, call: Call) -> str | None:
         tool = self.registry.get(call.name)
@@ -187,6 +198,51 @@ class ReadLedger:
             )
         return None
 
+    def _asked_once(self, call: Call) -> bool:
+        """Whether this exact call is new, and now recorded (refused once, it goes through)."""
+        said = f"{call.name} {json.dumps(call.arguments, sort_keys=True)}"
+        new = said not in self.asked
+        self.asked.add(said)
+        return new
+
+    def test_change(self, call: Call) -> str | None:
+        """Why this change of an existing test file must be sent twice, or None."""
+        if self.kind(call) != "edit":
+            return None
+        for path in self._paths(call):
+            tests = TEST_FILE.match(path.name) and path.is_file() and path not in self.created
+            if tests and self._asked_once(call):
+                return (
+                    f"{path.name} is a test: to make it pass, change the code it tests, not the "
+                    "test. To change the test itself, send the same call again"
+                )
+        return None
+
+    def copy_write(self, call: Call) -> str | None:
+        """Why this write of another file's exact text under the same name must be sent twice,
+        or None; the refusal gives the command that moves the file."""
+        content = (call.arguments or {}).get("content")
+        if call.name != "write" or not isinstance(content, str) or not content.strip():
+            return None
+        for path in self._paths(call):
+            if path.exists():
+                continue
+            for other in {self.workspace / path.name, path.parent.parent / path.name} - {path}:
+                if not other.is_relative_to(self.workspace):
+                    continue
+                if (small_text(other, SHOWN_FILE_BYTES) or "").strip() != content.strip():
+                    continue
+                if self._asked_once(call):
+                    src, dst = (str(p.relative_to(self.workspace)) for p in (other, path))
+                    return (
+                        f"this write copies {src}, which stays. To move it, run in bash: "
+                        f"{move_command(src, dst, self.workspace)}. To copy it, send the same "
+                        "write again"
+                    )
+        return None
+
     def observe(self, call: Call, result: ToolResult) -> None:
         if not result.is_error and self.kind(call) in ("read", "edit"):
             self.seen.update(self._paths(call))
+        if not result.is_error and result.meta.get("created"):
+            self.created.update(self._paths(call))

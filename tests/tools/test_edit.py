@@ -81,7 +81,7 @@ async def test_an_edit_of_the_file_name_is_told_the_mv_command(
     result = await edit.run({"path": "app.py", "old": "app.py", "new": "lib/main.py"}, ctx)
     assert result.is_error and result.output == (
         "old not found in app.py: edit changes a file's text. To rename or move the file "
-        "itself, run in bash: mv app.py lib/main.py"
+        "itself, run in bash: mkdir -p lib && mv app.py lib/main.py"
     )
     result = await edit.run({"path": "app.py", "old": "app.py", "new": "the main one"}, ctx)
     assert result.output.endswith("To rename or move the file itself, use mv in bash")
