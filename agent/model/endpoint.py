@@ -23,6 +23,8 @@ from agent.model.stats import UNUSABLE_STATS, StreamClock, turn_stats, with_draf
 from server.client import get_metrics, openai_base_url
 from server.errors import ServerError
 
+METRICS_MISSES = 3  # /metrics failures in a row before a server is taken to keep none
+
 
 class ModelError(Exception):
     """The model endpoint failed; the message is one line, fit for the user."""
@@ -149,17 +151,23 @@ class OpenAIChatModel:
         self._api_key = api_key
         # The server's /metrics counters after the last request; None once the server has
         # shown it keeps none (not llama-server, or started without --metrics).
-        self._counters: dict[str, float] | None = {}
+        self._counters: dict[str, float] | None = {}  # {}: to be read before the next request
+        self._metrics_misses = 0
 
     async def _read_counters(self) -> dict[str, float] | None:
-        """The server's /metrics now, or None (and never asked again) when it has none."""
+        """The server's /metrics now, or None. One miss (a server busy past the 2 s) costs
+        that request's figure: the counters are read afresh before the next one. After
+        ``METRICS_MISSES`` in a row the server is taken to keep none, and never asked again."""
         if self._counters is None:
             return None
         try:
-            return await asyncio.to_thread(get_metrics, self.base_url, self._api_key, 2.0)
+            counters = await asyncio.to_thread(get_metrics, self.base_url, self._api_key, 2.0)
         except ServerError:
-            self._counters = None
+            self._metrics_misses += 1
+            self._counters = None if self._metrics_misses >= METRICS_MISSES else {}
             return None
+        self._metrics_misses = 0
+        return counters
 
     def _request(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], reply_format: ReplyFormat
@@ -195,8 +203,8 @@ class OpenAIChatModel:
         timings: dict[str, Any] | None = None
         usage: dict[str, Any] | None = None
         request = self._request(messages, tools, reply_format)
-        if self._counters == {}:  # the first request: counters to measure it against
-            self._counters = await self._read_counters()
+        if self._counters == {}:  # counters to measure this request against
+            self._counters = await self._read_counters() or self._counters
         try:
             # The chunks are read as plain JSON: the SDK's parsed stream builds a pydantic object
             # per token, which cost more than all the agent's other per-token work together and
@@ -226,7 +234,7 @@ class OpenAIChatModel:
             stats = turn_stats(timings, usage, clock, constrained=constrained)
         except UNUSABLE_STATS:  # odd values in timings or usage: measure instead
             stats = turn_stats(None, None, clock, constrained=constrained)
-        if stats.source == "server" and self._counters is not None:
+        if stats.source == "server" and self._counters:
             before, after = self._counters, await self._read_counters()
             if after is not None:
                 stats = with_drafted_steps(stats, before, after)

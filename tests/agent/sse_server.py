@@ -16,9 +16,26 @@ class Script:
     status = 200
     body: list[dict[str, Any] | str] = []  # SSE data items; a str is sent verbatim
     requests: list[dict[str, Any]] = []
+    metrics: list[str | None] = []  # each GET /metrics takes the next: its text, None a 503
+
+
+def _send(handler: BaseHTTPRequestHandler, status: int, payload: bytes, kind: str) -> None:
+    handler.send_response(status)
+    handler.send_header("Content-Type", kind)
+    handler.send_header("Content-Length", str(len(payload)))
+    handler.end_headers()
+    handler.wfile.write(payload)
 
 
 class Handler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        if self.path != "/metrics" or not Script.metrics:
+            _send(self, 404, b"{}", "application/json")
+        elif (text := Script.metrics.pop(0)) is None:
+            _send(self, 503, b'{"error": "busy"}', "application/json")
+        else:
+            _send(self, 200, text.encode(), "text/plain")
+
     def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
         length = int(self.headers["Content-Length"])
         Script.requests.append(json.loads(self.rfile.read(length)))
@@ -48,7 +65,7 @@ def scripted_endpoint() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
-    Script.status, Script.body, Script.requests = 200, [], []
+    Script.status, Script.body, Script.requests, Script.metrics = 200, [], [], []
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:

@@ -106,6 +106,33 @@ async def test_no_speculation_means_no_draft_figures(endpoint: str) -> None:
     )
 
 
+def counters(predicted: int, drafted: int, drafts: int) -> str:
+    return (
+        f"llamacpp:tokens_predicted_total {predicted}\n"
+        f"llamacpp:spec_decode_num_draft_tokens_total {drafted}\n"
+        f"llamacpp:spec_decode_num_drafts_total {drafts}\n"
+    )
+
+
+async def test_a_missed_metrics_read_costs_one_figure_not_the_rest(endpoint: str) -> None:
+    Script.body = [chunk({"content": "x"}), chunk(None, usage=USAGE, timings=TIMINGS), "[DONE]"]
+    # Each request moves the counters by its own figures: 30 tokens, 40 drafted in 2 drafts.
+    Script.metrics = [
+        counters(1000, 500, 10),
+        counters(1030, 540, 12),
+        None,  # busy: the figure after the second request is missed
+        counters(1060, 580, 14),
+        counters(1090, 620, 16),
+    ]
+    model = OpenAIChatModel(endpoint)
+    steps = []
+    for _ in range(3):
+        end = (await pieces(model))[-1]
+        assert isinstance(end, StreamEnd)
+        steps.append(end.stats.drafted_steps)
+    assert steps == [2, None, 2]
+
+
 async def test_without_timings_stats_are_measured_client_side(endpoint: str) -> None:
     Script.body = [chunk({"content": w}) for w in ("a", "b", "c")] + [
         chunk({}, finish="stop"),
