@@ -141,8 +141,10 @@ class ConstrainedSteps(StepPolicy):
             # (1 line)"): a near-repeat of a model with nothing left to do. It reports now.
             self.watch.settled = True
         self._change_said = result.output if kind == "edit" and not result.is_error else ""
-        self._last_result = result.output + note
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
+        if failed and call.name == "bash":
+            note += self.ledger.missing_note(result.output)
+        self._last_result = result.output + note
         self._watch_variations(call, failed)
         done_kind = kind == "edit" or result.meta.get("exit_code") == 0
         self._finished_step = (self._finished_step or done_kind) and not failed

@@ -51,6 +51,11 @@ WRITTEN_NOTE = "\n[Already written. Now check it: run it with bash or read it. O
 # ran `python3 config.ini`, saw it fail, and undid the change.
 PROGRAMS = (".py", ".sh")
 FILE_TOOLS = frozenset({"write", "edit"})
+# The file a command failed on, from the messages of coreutils, Python and bash: "cp: cannot
+# stat 'a.txt'", "python3: can't open file '/w/hi.py'", "bash: ./hello.sh: No such file".
+MISSING = re.compile(
+    r"(?:cannot (?:stat|access|open)|can't open file) '([^']+)'|([^\s:']+): No such file", re.M
+)
 TEST_FILE = re.compile(r"test_.*\.py$|.*_test\.py$")
 
 
@@ -240,6 +245,17 @@ class ReadLedger:
                         "write again"
                     )
         return None
+
+    def missing_note(self, output: str) -> str:
+        """A note for a command that failed on a file the workspace does not hold: told to
+        "create a.txt, then copy it", a small model runs the copy first, then reads and lists
+        the missing file until the turn runs out."""
+        root = self.workspace.resolve()
+        for found in MISSING.finditer(output):
+            path = (root / (found.group(1) or found.group(2))).resolve()
+            if path.is_relative_to(root) and path != root and not path.exists():
+                return f"\n[{path.relative_to(root)} does not exist yet; write creates it.]"
+        return ""
 
     def observe(self, call: Call, result: ToolResult) -> None:
         if not result.is_error and self.kind(call) in ("read", "edit"):
