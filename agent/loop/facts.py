@@ -14,6 +14,7 @@ earlier result.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,8 +125,17 @@ class FactsRecorder:
             created, changed, deleted = (
                 sorted(p for p, s in snapshot.items() if s == status) for status in "AMD"
             )
-        return TurnFacts(
-            created, changed, deleted, list(self.commands), list(self._failures.values())
+        # A file a change failed on, then moved or deleted (an edit told to rename it, then mv):
+        # the failed change no longer stands.
+        gone = {self._relative(key[5:]) for key in self._failures if key.startswith("file ")}
+        gone &= set(deleted)
+        failed = [f for key, f in self._failures.items() if self._relative(key[5:]) not in gone]
+        return TurnFacts(created, changed, deleted, list(self.commands), failed)
+
+    def _relative(self, path: str) -> str:
+        full = Path(os.path.normpath(self.workspace / path))
+        return (
+            str(full.relative_to(self.workspace)) if full.is_relative_to(self.workspace) else path
         )
 
 

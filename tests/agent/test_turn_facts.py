@@ -81,6 +81,19 @@ async def test_a_failed_edit_redone_by_a_write_of_the_file_is_recovered(ws: Path
     assert finished.facts.doubts == []
 
 
+async def test_a_failed_edit_of_a_file_then_moved_away_is_no_failure(ws: Path) -> None:
+    (ws / "notes.txt").write_text("first\n")
+    rename = call("edit", {"path": "notes.txt", "old": "notes.txt", "new": "todo.txt"})
+    read = call("read", {"path": "notes.txt"})
+    move = call("bash", {"command": "mv notes.txt todo.txt"})
+    agent, _ = make_agent(ws, [read, rename, move, text("Renamed it.")])
+    finished = await agent.run_turn("rename notes.txt to todo.txt", Face())
+
+    facts = finished.facts
+    assert (facts.created, facts.deleted, facts.failed) == (["todo.txt"], ["notes.txt"], [])
+    assert finished.stop_reason == "done"
+
+
 async def test_a_failed_run_fixed_and_run_again_is_recovered(ws: Path) -> None:
     (ws / "b.py").write_text("print(1\n")
     agent, _ = make_agent(
