@@ -130,7 +130,12 @@ class ConstrainedSteps(StepPolicy):
 
     def refusal(self, call: Call) -> str | None:
         ledger = self.ledger
-        return ledger.clobbering_write(call) or ledger.test_change(call) or ledger.copy_write(call)
+        return (
+            ledger.clobbering_write(call)
+            or ledger.test_change(call)
+            or ledger.copy_write(call)
+            or ledger.folder_write(call)
+        )
 
     def note(self, call: Call, kind: str | None, result: ToolResult) -> str:
         note = super().note(call, kind, result)

@@ -16,9 +16,10 @@
   none of its lines must be sent twice (asked to add a function, a small model writes just it).
 - Fix the code, not its test: in constrained mode a change of an existing test file must be sent
   twice (told to make a failing test pass, a small model changes the test's expectation).
-- Move with mv: in constrained mode a write that copies a file of the same name from elsewhere
-  must be sent twice, and the refusal gives the mv command (asked to move app.py into lib/, a
-  small model writes lib/app.py and leaves app.py).
+- Move with mv, make folders by path: in constrained mode a write that copies a file of the same
+  name from elsewhere must be sent twice, and the refusal gives the mv command (asked to move
+  app.py into lib/, a small model writes lib/app.py and leaves app.py); so must a write of a new
+  file named like a folder (the model writes the file docs for "a folder docs with index.md").
 - Know when to stop: a 0.5B model in constrained mode practically never picks the answer step;
   it repeats its last successful call instead. That repeat (same call, same result) means it has
   nothing left to do, so the turn ends with the model's report, asked for as an answer step.
@@ -222,6 +223,20 @@ class ReadLedger:
                     "test. To change the test itself, send the same call again"
                 )
         return None
+
+    def folder_write(self, call: Call) -> str | None:
+        """Why this write of a new file named like a folder (lowercase, no suffix: docs, out)
+        must be sent twice, or None: told to make a folder docs with index.md in it, a small
+        model writes the file docs. VERSION, Makefile and the like are not asked about."""
+        name = str((call.arguments or {}).get("path", "")).rstrip("/").rsplit("/", 1)[-1]
+        if call.name != "write" or "." in name or not name.islower() or not name.isalpha():
+            return None
+        if any(p.exists() for p in self._paths(call)) or not self._asked_once(call):
+            return None
+        return (
+            f"{name} has no suffix. For a folder {name} with a file in it, write {name}/FILE "
+            "(the folder is made). To write a file named so, send the same write again"
+        )
 
     def copy_write(self, call: Call) -> str | None:
         """Why this write of another file's exact text under the same name must be sent twice,

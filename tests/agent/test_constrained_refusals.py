@@ -103,3 +103,27 @@ async def test_the_same_copying_write_again_goes_through(ws: Path) -> None:
     agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     await agent.run_turn("copy app.py into lib", Face())
     assert (ws / "app.py").is_file() and (ws / "lib/app.py").is_file()
+
+
+async def test_a_new_file_named_like_a_folder_is_asked_about_once(ws: Path) -> None:
+    as_file = step("write", path="docs", content="# Docs\n")
+    in_folder = step("write", path="docs/index.md", content="# Docs\n")
+    version = step("write", path="VERSION", content="version 2\n")
+    replies = [version, '"continue"', as_file, in_folder, DONE, step("answer", text="x")]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("create a folder docs with a file index.md containing # Docs", Face())
+
+    assert results(agent)[1] == (
+        "Error: docs has no suffix. For a folder docs with a file in it, write docs/FILE (the "
+        "folder is made). To write a file named so, send the same write again"
+    )
+    assert (ws / "docs/index.md").read_text() == "# Docs\n"
+    assert (ws / "VERSION").is_file()  # a name in capitals is a file's
+
+
+async def test_the_same_write_of_a_folder_like_name_again_goes_through(ws: Path) -> None:
+    as_file = step("write", path="hosts", content="a\n")
+    replies = [as_file, as_file, DONE, step("answer", text="x")]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("write hosts", Face())
+    assert (ws / "hosts").read_text() == "a\n"
