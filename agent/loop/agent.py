@@ -102,6 +102,7 @@ class Agent:
         self._cancelled = False
         self.policy.start_turn()
         self._runner.start_turn()
+        self._ledger.task = user_text
         content, attached = attach_mentions(user_text, self._ledger.workspace)
         self._ledger.seen.update(attached)
         self._add({"role": "user", "content": content})

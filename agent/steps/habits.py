@@ -57,6 +57,7 @@ FILE_TOOLS = frozenset({"write", "edit"})
 MISSING = re.compile(
     r"(?:cannot (?:stat|access|open)|can't open file) '([^']+)'|([^\s:']+): No such file", re.M
 )
+TASK_FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")  # index.md, out/log.txt
 TEST_FILE = re.compile(r"test_.*\.py$|.*_test\.py$")
 
 
@@ -145,6 +146,7 @@ class ReadLedger:
         # Calls refused once: the same call again goes through, since then it is meant.
         self.asked: set[str] = set()
         self.created: set[Path] = set()  # files this session created: their tests are its own
+        self.task = ""  # the user's words this turn: the file names they hold
 
     def kind(self, call: Call) -> str | None:
         tool = self.registry.get(call.name)
@@ -233,9 +235,14 @@ class ReadLedger:
             return None
         if any(p.exists() for p in self._paths(call)) or not self._asked_once(call):
             return None
+        # The file the task names, as the path to write: a small model copies a path it is
+        # given, and copied "docs/FILE" into the content when given that.
+        named = [f for f in TASK_FILE.findall(self.task) if not (self.workspace / f).exists()]
+        inside = next((f if f.startswith(f"{name}/") else f"{name}/{f}" for f in named), "")
+        where = f"write {inside}" if inside else f"write a path in it: {name}/ and the file's name"
         return (
-            f"{name} has no suffix. For a folder {name} with a file in it, write {name}/FILE "
-            "(the folder is made). To write a file named so, send the same write again"
+            f"{name} has no suffix. For a folder {name} with a file in it, {where} (the folder "
+            "is made). To write a file named so, send the same write again"
         )
 
     def copy_write(self, call: Call) -> str | None:

@@ -114,8 +114,8 @@ async def test_a_new_file_named_like_a_folder_is_asked_about_once(ws: Path) -> N
     await agent.run_turn("create a folder docs with a file index.md containing # Docs", Face())
 
     assert results(agent)[1] == (
-        "Error: docs has no suffix. For a folder docs with a file in it, write docs/FILE (the "
-        "folder is made). To write a file named so, send the same write again"
+        "Error: docs has no suffix. For a folder docs with a file in it, write docs/index.md "
+        "(the folder is made). To write a file named so, send the same write again"
     )
     assert (ws / "docs/index.md").read_text() == "# Docs\n"
     assert (ws / "VERSION").is_file()  # a name in capitals is a file's
@@ -127,3 +127,14 @@ async def test_the_same_write_of_a_folder_like_name_again_goes_through(ws: Path)
     agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     await agent.run_turn("write hosts", Face())
     assert (ws / "hosts").read_text() == "a\n"
+    assert results(agent)[0].startswith(
+        "Error: hosts has no suffix. For a folder hosts with a file in it, write a path in it: "
+        "hosts/ and the file's name (the folder"
+    )
+
+
+async def test_a_file_the_task_names_in_the_folder_is_the_path_offered(ws: Path) -> None:
+    replies = [step("write", path="out", content="empty\n"), step("answer", text="x")]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("make a directory out and put a file out/log.txt in it", Face())
+    assert "with a file in it, write out/log.txt (the folder" in results(agent)[0]
