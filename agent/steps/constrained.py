@@ -147,8 +147,11 @@ class ConstrainedSteps(StepPolicy):
             self.watch.settled = True
         self._change_said = result.output if kind == "edit" and not result.is_error else ""
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
-        if failed and call.name == "bash":
-            note += self.ledger.missing_note(result.output)
+        if failed and call.name == "bash" and (missing := self.ledger.missing(result.output)):
+            note += f"\n[{missing} does not exist yet; write creates it.]"
+            if missing in self.ledger.task:  # a file the task asks for: the next step writes it
+                self.watch.banned = frozenset(self.registry.names()) - {"write"}
+                self._offer = "tools"
         self._last_result = result.output + note
         self._watch_variations(call, failed)
         done_kind = kind == "edit" or result.meta.get("exit_code") == 0

@@ -268,16 +268,16 @@ class ReadLedger:
                     )
         return None
 
-    def missing_note(self, output: str) -> str:
-        """A note for a command that failed on a file the workspace does not hold: told to
-        "create a.txt, then copy it", a small model runs the copy first, then reads and lists
+    def missing(self, output: str) -> str | None:
+        """The file a failed command's output says is missing, when the workspace lacks it: told
+        to "create a.txt, then copy it", a small model runs the copy first, then reads and lists
         the missing file until the turn runs out."""
         root = self.workspace.resolve()
         for found in MISSING.finditer(output):
             path = (root / (found.group(1) or found.group(2))).resolve()
             if path.is_relative_to(root) and path != root and not path.exists():
-                return f"\n[{path.relative_to(root)} does not exist yet; write creates it.]"
-        return ""
+                return str(path.relative_to(root))
+        return None
 
     def observe(self, call: Call, result: ToolResult) -> None:
         if not result.is_error and self.kind(call) in ("read", "edit"):

@@ -214,8 +214,9 @@ async def test_a_command_failing_on_a_missing_file_is_told_write_creates_it(ws: 
     write = '{"name": "write", "arguments": {"path": "a.txt", "content": "1\\n"}}'
     said = '{"name": "answer", "arguments": {"text": "a.txt and b.txt hold 1."}}'
     replies = [copy, write, '"continue"', copy, DONE, said]
-    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     finished = await agent.run_turn("create a.txt containing 1, then copy it to b.txt", Face())
+    assert offered(model.requests[1]) == {"write"}  # a file the task asks for: write it now
     assert finished.final_text == "a.txt and b.txt hold 1."
 
     first = results(agent)[0]
