@@ -24,7 +24,10 @@ _FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")
 # "added" or "has been created" claims a change. Not "set": "the port set in config.ini".
 _CHANGE = re.compile(
     r"\b(created|wrote|written|updated|changed|modified|added|edited|renamed|saved|fixed|"
-    r"replaced|deleted|removed|appended|inserted|moved|enabled|disabled)\b|\b(?:is|are) now\b",
+    r"replaced|deleted|removed|appended|inserted|moved)\b"
+    # A setting's new state ("debug is now true"); not "is enabled" or "is now running", which
+    # describe what a read or a command showed.
+    r"|\b(?:is|are) now (?:set|enabled|disabled|true|false|on|off)\b",
     re.I,
 )
 _COMMIT = re.compile(r"\bcommit", re.I)  # a commit changes no file in the workspace

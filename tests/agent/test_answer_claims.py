@@ -70,9 +70,12 @@ def test_a_change_claimed_in_a_turn_that_changed_no_file() -> None:
     assert doubts("It is now true.", TurnFacts(), []) == [
         "the answer claims a change (It is now true.); no file changed"
     ]
-    assert doubts("Debugging is enabled in settings.toml.", TurnFacts(), []) == [
+    assert doubts("Debugging is now enabled in settings.toml.", TurnFacts(), []) == [
         "the answer names settings.toml, which this turn did not write"
     ]
+    # What a read or a command showed is no claim of a change.
+    assert doubts("Debugging is enabled in settings.toml.", TurnFacts(), []) == []
+    assert doubts("The server is now running on port 8000.", TurnFacts(commands=RAN), []) == []
     assert doubts("It is now true.", TurnFacts(changed=["settings.toml"]), []) == []
     # A commit changes no file of the workspace, and a state read is no claim of a change.
     assert doubts("All changes were committed.", TurnFacts(), []) == []
