@@ -61,7 +61,9 @@ def doubts(
                 found.append(f"the answer names {name}, which this turn did not write")
         if not names and not touched and not _COMMIT.search(sentence):
             found.append(f"the answer claims a change ({sentence.strip()[:60]}); no file changed")
-    if copied := _copied(answer, told or []):
+    # Quoting an error to explain a failure is an account; the same words as a report are not.
+    plain = " ".join(s for s in _SENTENCE_END.split(answer) if not _ADMITS.search(s))
+    if copied := _copied(plain, told or []):
         found.append(f"the answer repeats beecode's message to the model: {copied}")
     seen = "\n".join(outputs)
     for match in _PRINTED.finditer(answer):

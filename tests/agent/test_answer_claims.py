@@ -91,6 +91,9 @@ def test_beecode_words_to_the_model_repeated_as_the_answer() -> None:
     assert doubts(said, TurnFacts(), [hint], [hint]) == [
         "the answer repeats beecode's message to the model: The change is made, or old"
     ]
+    # Quoted to explain a failure, beecode's words are an account.
+    explained = "The edit failed: old not found in calc.py, but new is there already."
+    assert doubts(explained, TurnFacts(), [hint], [hint]) == []
     # A program's own words may be quoted: only beecode's errors and hints are its words.
     trace = "NameError: name 'total' is not defined in line 3 of calc.py"
     assert doubts(f"Running it gave {trace}", TurnFacts(commands=RAN), [trace], []) == []
