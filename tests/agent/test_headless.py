@@ -15,16 +15,21 @@ from agent.config import Config
 from agent.faces.headless import HEADLESS_DENIAL, event_json, run_agent, stats_line
 from agent.model.scripted import Step, call, text
 from agent.sessions.store import Session
+from agent.steps.constrained import WITHHELD
 from tests.factory import make_agent
 
 pytestmark = pytest.mark.usefixtures("beecode_dirs")
 
 
 def run(
-    workspace: Path, replies: list[list[Step]], fmt: str, mode: str = "yolo"
+    workspace: Path,
+    replies: list[list[Step]],
+    fmt: str,
+    mode: str = "yolo",
+    tool_mode: str = "native",
 ) -> tuple[int, str, str]:
     """One headless task on the real agent (scripted model); stderr ends with the session id."""
-    config = Config(permission_mode=mode, tool_mode="native")  # type: ignore[arg-type]
+    config = Config(permission_mode=mode, tool_mode=tool_mode)  # type: ignore[arg-type]
     agent = make_agent(workspace, replies, config)
     out, err = io.StringIO(), io.StringIO()
     try:
@@ -67,6 +72,16 @@ def test_json_is_one_object(workspace: Path) -> None:
     assert result["changes"] == {"created": ["a.txt"], "changed": [], "deleted": []}
     assert result["commands"] == [] and result["failed"] == [] and result["doubts"] == []
     assert Session.open(result["session_id"]).messages()[-1]["content"] == "Made a.txt."
+
+
+def test_a_small_models_report_the_facts_contradict_is_left_out(workspace: Path) -> None:
+    write = text('{"name": "write", "arguments": {"path": "a.txt", "content": "A"}}')
+    report = text('{"name": "answer", "arguments": {"text": "Created b.txt."}}')
+    status, out, _ = run(workspace, [write, text('"done"'), report], "json", "yolo", "constrained")
+    result = json.loads(out)
+    assert (result["result"], result["withheld"]) == (WITHHELD, "Created b.txt.")
+    assert result["doubts"] == ["the answer names b.txt, which this turn did not write"]
+    assert result["changes"]["created"] == ["a.txt"]
 
 
 def test_stream_json_is_one_event_per_line(workspace: Path) -> None:
