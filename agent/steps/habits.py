@@ -229,20 +229,27 @@ class ReadLedger:
     def folder_write(self, call: Call) -> str | None:
         """Why this write of a new file named like a folder (lowercase, no suffix: docs, out)
         must be sent twice, or None: told to make a folder docs with index.md in it, a small
-        model writes the file docs. VERSION, Makefile and the like are not asked about."""
+        model writes the file docs. VERSION, Makefile and the like are not asked about. Where the
+        task itself calls it a folder, the same write again is refused again: sent twice, the
+        model's repeat is a habit, not a choice."""
         name = str((call.arguments or {}).get("path", "")).rstrip("/").rsplit("/", 1)[-1]
         if call.name != "write" or "." in name or not name.islower() or not name.isalpha():
             return None
-        if any(p.exists() for p in self._paths(call)) or not self._asked_once(call):
+        folder = rf"\b(?:folder|directory|dir) {name}\b|\b{name} (?:folder|directory)\b"
+        said_folder = re.search(folder, self.task, re.I) is not None
+        if any(p.exists() for p in self._paths(call)):
+            return None
+        if not self._asked_once(call) and not said_folder:
             return None
         # The file the task names, as the path to write: a small model copies a path it is
         # given, and copied "docs/FILE" into the content when given that.
         named = [f for f in TASK_FILE.findall(self.task) if not (self.workspace / f).exists()]
         inside = next((f if f.startswith(f"{name}/") else f"{name}/{f}" for f in named), "")
         where = f"write {inside}" if inside else f"write a path in it: {name}/ and the file's name"
+        again = "" if said_folder else ". To write a file named so, send the same write again"
         return (
             f"{name} has no suffix. For a folder {name} with a file in it, {where} (the folder "
-            "is made). To write a file named so, send the same write again"
+            f"is made){again}"
         )
 
     def copy_write(self, call: Call) -> str | None:

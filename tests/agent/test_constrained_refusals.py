@@ -109,14 +109,16 @@ async def test_a_new_file_named_like_a_folder_is_asked_about_once(ws: Path) -> N
     as_file = step("write", path="docs", content="# Docs\n")
     in_folder = step("write", path="docs/index.md", content="# Docs\n")
     version = step("write", path="VERSION", content="version 2\n")
-    replies = [version, '"continue"', as_file, in_folder, DONE, step("answer", text="x")]
+    replies = [version, '"continue"', as_file, as_file, in_folder, DONE, step("answer", text="x")]
     agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     await agent.run_turn("create a folder docs with a file index.md containing # Docs", Face())
 
     assert results(agent)[1] == (
         "Error: docs has no suffix. For a folder docs with a file in it, write docs/index.md "
-        "(the folder is made). To write a file named so, send the same write again"
+        "(the folder is made). Fix the call and try again."
     )
+    # The task calls docs a folder: the same write again is refused again.
+    assert results(agent)[2] == results(agent)[1] and not (ws / "docs").is_file()
     assert (ws / "docs/index.md").read_text() == "# Docs\n"
     assert (ws / "VERSION").is_file()  # a name in capitals is a file's
 
