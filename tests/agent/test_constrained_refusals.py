@@ -118,7 +118,7 @@ async def test_a_new_file_named_like_a_folder_is_asked_about_once(ws: Path) -> N
         "(the folder is made). Fix the call and try again."
     )
     # The task calls docs a folder: the same write again is refused again.
-    assert results(agent)[2] == results(agent)[1] and not (ws / "docs").is_file()
+    assert results(agent)[2].startswith(results(agent)[1]) and not (ws / "docs").is_file()
     assert (ws / "docs/index.md").read_text() == "# Docs\n"
     assert (ws / "VERSION").is_file()  # a name in capitals is a file's
 
