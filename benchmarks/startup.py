@@ -5,7 +5,9 @@ command's start to the first 200 on /health (polled from here, beside the comman
 command's return; by hand it runs from Popen of the recorded argv to the first 200. Runs
 alternate, so both see the same page cache. The start time of the llama-server that `server up`
 launched (from /proc) splits its time into beecode's own part (the CLI and the supervisor, before
-the spawn) and the server's part, which should match the bare launch. Target: `server up` adds
+the spawn) and the server's part, which should match the bare launch. beecode's CPU
+(CLI and supervisor) is split at the spawn too (benchmarks/spawn_probe, on their PYTHONPATH), the
+part least distorted by other load. Target: `server up` adds
 little over the bare launch. With ``--against TREE`` each rep also times the `server up` of
 another checkout (PYTHONPATH=TREE), so a change is compared in the same run, at the same load.
 With tmux installed, it also starts the TUI (`beecode --endpoint URL`) in a 120x40 tmux pane
@@ -40,6 +42,7 @@ from _common import (
     scratch,
     served,
 )
+from _spawn_cpu import PROBE, cpu_split, cpu_text, process_cpu_s
 
 from server.health import health
 from server.launch.addresses import free_port
@@ -74,26 +77,37 @@ def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> 
     start = time.monotonic()
     poller = threading.Thread(target=first_ok, args=(url, start, stop, found), daemon=True)
     poller.start()
-    done = subprocess.run(
+    probe_log = state / "spawn-probe.jsonl"
+    probe_log.unlink(missing_ok=True)
+    probed = {**env, "BEECODE_BENCH_SPAWN_LOG": str(probe_log)}
+    probed["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), str(PROBE)]))
+    cli = subprocess.Popen(
         [*BEECODE, "server", "up", "--profile", profile, "--port", str(port)],
-        env=env,
-        capture_output=True,
+        env=probed,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         text=True,
     )
+    stderr = cli.stderr.read() if cli.stderr else ""
+    _, status, usage = os.wait4(cli.pid, 0)
+    cli.returncode = os.waitstatus_to_exitcode(status)
     returned = time.monotonic() - start
     poller.join(timeout=5)
     stop.set()
-    record = json.loads((state / "server.json").read_text()) if done.returncode == 0 else None
+    record = json.loads((state / "server.json").read_text()) if cli.returncode == 0 else None
     # When llama-server itself started: the time before it is beecode's own (CLI, supervisor).
     spawned = spawned_after(record["server_pid"], start_boottime) if record else None
+    supervisor_cpu = process_cpu_s(record["supervisor_pid"]) if record else None
     subprocess.run([*BEECODE, "server", "down"], env=env, capture_output=True, text=True)
     if record is None:
-        raise RuntimeError(f"beecode server up failed: {done.stderr.strip()[-300:]}")
+        raise RuntimeError(f"beecode server up failed: {stderr.strip()[-300:]}")
+    cpu = cpu_split(probe_log, usage.ru_utime + usage.ru_stime, supervisor_cpu)
     return {
         "health_s": found[0] if found else returned,
         "returned_s": returned,
         "spawned_s": spawned,
         "argv": record["argv"],
+        **cpu,
     }
 
 
@@ -181,6 +195,17 @@ def summary(who: str, runs: list[dict[str, Any]], by_hand_s: float) -> dict[str,
             f"supervisor); from its spawn to /health {health_s - own:.2f} s against "
             f"{by_hand_s:.2f} s by hand (medians of {len(spawned)})"
         )
+    cpu = {
+        key: statistics.median(found) if (found := [r[key] for r in runs if r[key] is not None])
+        else None
+        for key in ("cpu_before_spawn_s", "cpu_while_loading_s")
+    }  # fmt: skip
+    if None not in cpu.values():
+        print(
+            f"{who}: beecode's CPU {cpu['cpu_before_spawn_s']:.3f} s before the spawn, "
+            f"{cpu['cpu_while_loading_s']:.3f} s from it to the return (CLI and supervisor, "
+            f"medians of {len(runs)})"
+        )
     return {
         "health_s": [run["health_s"] for run in runs],
         "returned_s": [run["returned_s"] for run in runs],
@@ -188,6 +213,8 @@ def summary(who: str, runs: list[dict[str, Any]], by_hand_s: float) -> dict[str,
         "health_median_s": health_s,
         "returned_median_s": returned_s,
         "spawned_median_s": own,
+        **{key: [run[key] for run in runs] for key in cpu},
+        **{f"{key}_median": value for key, value in cpu.items()},
     }
 
 
@@ -219,7 +246,7 @@ def main() -> int:
                     print(
                         f"  rep {rep + 1}: {who}: server up healthy {run['health_s']:.2f} s "
                         f"(llama-server spawned at {'?' if at is None else f'{at:.2f}'} s), "
-                        f"returned {run['returned_s']:.2f} s"
+                        f"returned {run['returned_s']:.2f} s; CPU {cpu_text(run)}"
                     )
                 hand.append(by_hand(runs["this"][-1]["argv"], home / "by-hand.log"))
                 print(f"  rep {rep + 1}: by hand healthy {hand[-1]:.2f} s")
