@@ -1,15 +1,16 @@
 """Startup: `beecode server up` against llama-server by hand, and the TUI's time to interactive.
 
-Both with the engine build and the model already cached. For `server up` the clock runs from the
-command's start to the first 200 on /health (polled from here, beside the command) and to the
-command's return; by hand it runs from Popen of the recorded argv to the first 200. Runs
-alternate, so both see the same page cache. The start time of the llama-server that `server up`
-launched (from /proc) splits its time into beecode's own part (the CLI and the supervisor, before
-the spawn) and the server's part, which should match the bare launch. beecode's CPU
-(CLI and supervisor) is split at the spawn too (benchmarks/spawn_probe, on their PYTHONPATH), the
-part least distorted by other load. Target: `server up` adds
-little over the bare launch. With ``--against TREE`` each rep also times the `server up` of
-another checkout (PYTHONPATH=TREE), so a change is compared in the same run, at the same load.
+Both with the engine build and the model already cached, after one untimed `server up` of each
+checkout (what a first start leaves, e.g. the last launch, is there too), each on a port of its
+own every time, as a user's. For `server up` the clock runs from the command's start to the first
+200 on /health (polled from here, beside the command) and to the command's return; by hand it
+runs from Popen of the recorded argv to the first 200. Runs alternate, so both see the same page
+cache. The start time of the llama-server that `server up` launched (from /proc) splits its time
+into beecode's own part (the CLI and the supervisor, before the spawn) and the server's part,
+which should match the bare launch; beecode's CPU (CLI and supervisor) is split there too
+(benchmarks/spawn_probe, on their PYTHONPATH), the figure least distorted by other load. Target:
+`server up` adds little over the bare launch. With ``--against TREE`` each rep also times the
+`server up` of another checkout (PYTHONPATH=TREE): a change compared in one run, at one load.
 With tmux installed, it also starts the TUI (`beecode --endpoint URL`) in a 120x40 tmux pane
 against the running server and times it until the status line shows the connected server.
 
@@ -33,6 +34,7 @@ from typing import Any
 
 from _common import (
     BEECODE,
+    ROOT,
     fmt_ratio,
     header,
     isolated_env,
@@ -84,6 +86,7 @@ def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> 
     cli = subprocess.Popen(
         [*BEECODE, "server", "up", "--profile", profile, "--port", str(port)],
         env=probed,
+        cwd=state,  # not a checkout: `python -m` puts its cwd before PYTHONPATH
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -98,7 +101,7 @@ def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> 
     # When llama-server itself started: the time before it is beecode's own (CLI, supervisor).
     spawned = spawned_after(record["server_pid"], start_boottime) if record else None
     supervisor_cpu = process_cpu_s(record["supervisor_pid"]) if record else None
-    subprocess.run([*BEECODE, "server", "down"], env=env, capture_output=True, text=True)
+    subprocess.run([*BEECODE, "server", "down"], env=env, cwd=state, capture_output=True)
     if record is None:
         raise RuntimeError(f"beecode server up failed: {stderr.strip()[-300:]}")
     cpu = cpu_split(probe_log, usage.ru_utime + usage.ru_stime, supervisor_cpu)
@@ -233,14 +236,18 @@ def main() -> int:
         hand: list[float] = []
         tui: list[float] = []
         with scratch("startup") as home:
-            trees = {"this": isolated_env(home)}
+            trees = {"this": {**isolated_env(home), "PYTHONPATH": str(ROOT)}}
             if args.against:
                 runs["against"] = []
                 trees["against"] = {**trees["this"], "PYTHONPATH": str(args.against.resolve())}
+            # One port per checkout, as a user's `server up` gets the same one every time.
+            ports = {who: free_port() for who in trees}
+            for who in trees:  # untimed: what a first `server up` leaves cached
+                via_server_up(args.profile, ports[who], trees[who], home / "state")
             for rep in range(args.reps):
                 order = list(trees) if rep % 2 == 0 else list(reversed(trees))
                 for who in order:
-                    run = via_server_up(args.profile, free_port(), trees[who], home / "state")
+                    run = via_server_up(args.profile, ports[who], trees[who], home / "state")
                     runs[who].append(run)
                     at = run["spawned_s"]
                     print(

@@ -15,12 +15,14 @@ import signal
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from server.engine.cmake_build import BuildOptions
-from server.engine.sources import EngineSource
 from server.paths import read_json_object, state_dir, write_json
 from server.process.pids import alive, cmdline, kill_group, start_ticks
+
+if TYPE_CHECKING:  # the build's modules are imported where an engine is chosen, not by `up`
+    from server.engine.cmake_build import BuildOptions
+    from server.engine.sources import EngineSource
 
 STATE_FILE = "server.json"
 LOG_FILE = "server.log"
@@ -147,6 +149,9 @@ def _engine_choices() -> dict[str, Any]:
 
 
 def chosen_engine(backend: str) -> tuple[EngineSource, BuildOptions] | None:
+    from server.engine.cmake_build import BuildOptions
+    from server.engine.sources import EngineSource
+
     choice = _engine_choices().get(backend)
     if not isinstance(choice, dict):
         return None

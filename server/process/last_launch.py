@@ -1,0 +1,76 @@
+"""The last launch `server up` started, kept with what it was planned from: spawned before planning.
+
+With everything cached, the planner's imports (and nvidia-smi on a GPU machine) are most of
+beecode's own time before llama-server spawns. So `server up` keeps the record of a launch that
+came up healthy beside the stamps (size, mtime) of the files it was planned from and the request
+(profile, host, port); the next `server up` with the same request and the same stamps spawns that
+launch at once and plans afterwards, while the server loads. It is only a guess: up() compares it
+with the fresh plan and relaunches when they differ (server.process.detached).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from server.paths import config_dir, read_json_object, state_dir, write_json
+
+LAST_LAUNCH_FILE = "last-launch.json"
+# Set per start, not by the plan: left out of the comparison with the fresh plan.
+PER_START = ("token", "started", "timeout_s")
+
+
+def _stamp(path: Path) -> list[int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return [stat.st_size, stat.st_mtime_ns]
+
+
+def _planned_from(record: dict[str, Any]) -> dict[str, Any]:
+    """Stamps of what the planner reads (models, engine, profiles, the chosen engine, the key
+    file) and the GPUs there are; a file gone, changed or added changes them."""
+    engine = record.get("engine") or {}
+    files = [record.get("model"), record.get("draft"), engine.get("binary")]
+    files += [config_dir() / "profiles.toml", state_dir() / "engine.json"]
+    argv = record.get("argv") or []
+    if "--api-key-file" in argv:
+        files.append(argv[argv.index("--api-key-file") + 1])
+    folders = [argv[argv.index(flag) + 1] for flag in ("--slot-save-path",) if flag in argv]
+    try:
+        gpus = sorted(name for name in os.listdir("/dev") if name.startswith("nvidia"))
+    except OSError:
+        gpus = []
+    return {
+        "files": {str(path): _stamp(Path(path)) for path in files if path},
+        "folders": {folder: os.path.isdir(folder) for folder in folders},  # their files come and go
+        "gpus": gpus,
+        "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+    }
+
+
+def launch_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """What a plan decides, without what is set per start."""
+    return {key: value for key, value in record.items() if key not in PER_START}
+
+
+def last_launch(request: dict[str, Any]) -> dict[str, Any] | None:
+    """The launch record to spawn for this request before planning; None when there is none or
+    anything it was planned from has changed."""
+    saved = read_json_object(state_dir() / LAST_LAUNCH_FILE)
+    if saved is None or saved.get("request") != request:
+        return None
+    record = saved.get("record")
+    if not isinstance(record, dict) or saved.get("planned_from") != _planned_from(record):
+        return None
+    return record
+
+
+def remember(request: dict[str, Any], record: dict[str, Any]) -> None:
+    """Keep a launch that came up healthy for the next `server up` with this request."""
+    fields = launch_fields(record)
+    saved = {"request": request, "record": fields, "planned_from": _planned_from(fields)}
+    if read_json_object(state_dir() / LAST_LAUNCH_FILE) != saved:
+        write_json(state_dir() / LAST_LAUNCH_FILE, saved, mode=0o600)  # as the record: argv
