@@ -19,11 +19,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from server.cli.progress import Hooks
 from server.errors import LaunchError
 from server.launch.addresses import check_host, port_in_use, url_for
 from server.process.last_launch import last_launch, launch_fields, remember
@@ -39,20 +37,21 @@ from server.process.state import (
 )
 
 if TYPE_CHECKING:
+    from server.cli.progress import Hooks
     from server.launch.plan import LaunchPlan
 
 SUPERVISOR_MODULE = "server.process.supervise"
 
 
-@dataclass
 class Supervisor:
     """The supervisor up() started, waiting for its token, and the two pipes' ends kept here."""
 
-    pid: int
-    go: int  # write end: the record's token once it is written; closed without one: give up
-    reports: int  # read end: "loading" lines, closed by the supervisor when the start is decided
-    process: subprocess.Popen[bytes] | None  # None when forked
-    reaped: bool = False
+    def __init__(self, pid: int, go: int, reports: int, process: subprocess.Popen[bytes] | None):
+        self.pid = pid
+        self.go = go  # write end: the record's token once it is written; closed without: give up
+        self.reports = reports  # read end: "loading" lines, closed when the start is decided
+        self.process = process  # None when forked
+        self.reaped = False
 
     def go_ahead(self, token: str) -> None:
         os.write(self.go, token.encode() + b"\n")
@@ -147,13 +146,15 @@ def up(
     guess = None if api_key else last_launch(request)
     if guess is not None and port_in_use(guess["host"], guess["port"]):
         guess = None  # planned first, so the error names the port as it always did
-    hooks = hooks or Hooks()
     # Started before planning, so its start overlaps the plan: it waits for the token and gives
     # up when it gets none (this command failed, or is gone).
     supervisor = start_supervisor(state_path())
     token = os.urandom(16).hex()
     launched: dict[str, object] | None = None  # the record of the launch started, once it is
     try:
+        from server.cli.progress import Hooks  # after the fork: it needs dataclasses (10 ms)
+
+        hooks = hooks or Hooks()
         if guess is not None:
             launched = _go(supervisor, {**guess, "token": token, "started": time.time()}, timeout_s)
         plan = _plan(profile_name, host, port, api_key, hooks, pip_args)

@@ -255,7 +255,7 @@ def test_server_up_starts_without_the_heavy_imports() -> None:
     imports none of these: the heavy ones cost 0.2-0.5 s of every `server up`, the planner and
     the rest 5-70 ms each (BENCHMARKS.md)."""
     heavy = ("bashlex", "httpx", "rich", "gguf", "numpy", "openai")
-    later = ("server.launch.plan", "server.engine.build", "psutil", "http.client")
+    later = ("server.launch.plan", "server.engine.build", "psutil", "http.client", "dataclasses")
     code = (
         "import sys\nimport agent.cli, server.cli.commands, server.process.detached\n"
         "import server.process.supervise\n"
