@@ -100,16 +100,31 @@ def test_up_starts_the_last_launch_first_and_replaces_it_when_the_plan_differs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from server.process import detached
-    from server.process.state import down
+    from server.process.state import down, state_path
 
     port = free_port()
     kept = state_dir() / LAST_LAUNCH_FILE
+    relaunch, relaunched = detached._relaunch, []
+
+    def relaunch_and_count(*args: Any) -> Any:
+        relaunched.append(args)
+        return relaunch(*args)
+
+    plan, started_before_planning = detached._plan, []
+
+    def plan_and_note(*args: Any) -> Any:
+        started_before_planning.append(state_path().exists())  # a launch's record written
+        return plan(*args)
+
+    monkeypatch.setattr(detached, "_relaunch", relaunch_and_count)
+    monkeypatch.setattr(detached, "_plan", plan_and_note)
     try:
         planned = detached.up("tiny", port=port).argv
         down()
         assert json.loads(kept.read_text())["record"]["argv"] == planned
         again = detached.up("tiny", port=port)  # from the kept launch, which the plan confirms
-        assert again.argv == planned and health(again.url) == 200
+        assert again.argv == planned and health(again.url) == 200 and relaunched == []
+        assert started_before_planning == [False, True]
         down()
 
         # A kept launch that differs from the plan in its binary only: a wrapper that leaves
@@ -120,7 +135,6 @@ def test_up_starts_the_last_launch_first_and_replaces_it_when_the_plan_differs(
         saved = json.loads(kept.read_text())
         saved["record"]["argv"][0] = str(wrapper)
         kept.write_text(json.dumps(saved))
-        plan = detached._plan
 
         def plan_once_the_kept_launch_runs(*args: Any) -> Any:
             deadline = time.monotonic() + 60
@@ -131,7 +145,7 @@ def test_up_starts_the_last_launch_first_and_replaces_it_when_the_plan_differs(
 
         monkeypatch.setattr(detached, "_plan", plan_once_the_kept_launch_runs)
         replaced = detached.up("tiny", port=port)
-        assert replaced.argv == planned and health(replaced.url) == 200
+        assert replaced.argv == planned and health(replaced.url) == 200 and len(relaunched) == 1
         assert servers_on(port) == [replaced.pid]
         assert not alive(int(spawned.read_text().split()[0]))  # the kept launch was stopped
         assert json.loads(kept.read_text())["record"]["argv"] == planned  # the plan is kept
