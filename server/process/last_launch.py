@@ -10,6 +10,7 @@ with the fresh plan and relaunches when they differ (server.process.detached).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -32,19 +33,21 @@ def _stamp(path: Path) -> list[int] | None:
 def _planned_from(record: dict[str, Any]) -> dict[str, Any]:
     """Stamps of what the planner reads (models, engine, profiles, the chosen engine, the key
     file) and the GPUs there are; a file gone, changed or added changes them."""
-    engine = record.get("engine") or {}
-    files = [record.get("model"), record.get("draft"), engine.get("binary")]
+    engine = record.get("engine")
+    binary = engine.get("binary") if isinstance(engine, dict) else None
+    named = [record.get("model"), record.get("draft"), binary]
+    argv = [str(arg) for arg in record["argv"]]
+    after = {flag: argv[argv.index(flag) + 1] for flag in argv[:-1] if flag.startswith("--")}
+    named.append(after.get("--api-key-file"))
+    files = [Path(name) for name in named if isinstance(name, str)]
     files += [config_dir() / "profiles.toml", state_dir() / "engine.json"]
-    argv = record.get("argv") or []
-    if "--api-key-file" in argv:
-        files.append(argv[argv.index("--api-key-file") + 1])
-    folders = [argv[argv.index(flag) + 1] for flag in ("--slot-save-path",) if flag in argv]
+    folders = [after["--slot-save-path"]] if "--slot-save-path" in after else []
     try:
         gpus = sorted(name for name in os.listdir("/dev") if name.startswith("nvidia"))
     except OSError:
         gpus = []
     return {
-        "files": {str(path): _stamp(Path(path)) for path in files if path},
+        "files": {str(path): _stamp(path) for path in files},
         "folders": {folder: os.path.isdir(folder) for folder in folders},  # their files come and go
         "gpus": gpus,
         "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
@@ -63,14 +66,31 @@ def last_launch(request: dict[str, Any]) -> dict[str, Any] | None:
     if saved is None or saved.get("request") != request:
         return None
     record = saved.get("record")
-    if not isinstance(record, dict) or saved.get("planned_from") != _planned_from(record):
-        return None
-    return record
+    if not isinstance(record, dict) or not _is_launch(record):
+        return None  # not a record up() wrote: planned first, as without one
+    return record if saved.get("planned_from") == _planned_from(record) else None
+
+
+def _is_launch(record: dict[str, Any]) -> bool:
+    """It has what up() and the supervisor read before the fresh plan is made."""
+    argv, port = record.get("argv"), record.get("port")
+    return (
+        isinstance(argv, list)
+        and bool(argv)
+        and all(isinstance(arg, str) for arg in argv)
+        and isinstance(record.get("host"), str)
+        and isinstance(port, int)
+        and not isinstance(port, bool)
+        and isinstance(record.get("log"), str)
+        and isinstance(record.get("model"), str)
+    )
 
 
 def remember(request: dict[str, Any], record: dict[str, Any]) -> None:
-    """Keep a launch that came up healthy for the next `server up` with this request."""
+    """Keep a launch that came up healthy for the next `server up` with this request; where it
+    cannot be written, the next one plans first (the server runs either way)."""
     fields = launch_fields(record)
     saved = {"request": request, "record": fields, "planned_from": _planned_from(fields)}
     if read_json_object(state_dir() / LAST_LAUNCH_FILE) != saved:
-        write_json(state_dir() / LAST_LAUNCH_FILE, saved, mode=0o600)  # as the record: argv
+        with contextlib.suppress(OSError):  # a full disk, a read-only state dir
+            write_json(state_dir() / LAST_LAUNCH_FILE, saved, mode=0o600)  # as the record: argv

@@ -34,6 +34,9 @@ def _kept_launch(tmp_path: Path) -> tuple[dict[str, Any], dict[str, Path]]:
         "started": time.time(),
         "timeout_s": 300.0,
         "profile": "tiny",
+        "host": "127.0.0.1",
+        "port": 8080,
+        "log": str(tmp_path / "server.log"),
         "model": str(files["model.gguf"]),
         "draft": None,
         "engine": {"binary": str(files["llama-server"])},
@@ -80,6 +83,29 @@ def test_any_change_to_what_the_launch_was_planned_from_drops_it(
     _, files = _kept_launch(tmp_path)
     assert last_launch(REQUEST) is not None
     CHANGES[change](files, monkeypatch)
+    assert last_launch(REQUEST) is None
+
+
+@pytest.mark.usefixtures("beecode_dirs")
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "{not json",
+        "[1, 2]",
+        '{"request": {"profile": "tiny", "host": "127.0.0.1", "port": null}, "record": 7}',
+        '{"request": {"profile": "tiny", "host": "127.0.0.1", "port": null}, '
+        '"record": {"argv": [1], "host": "127.0.0.1", "port": "8080", "engine": 3}}',
+    ],
+)
+def test_a_damaged_file_is_no_launch(damage: str) -> None:
+    (state_dir() / LAST_LAUNCH_FILE).write_text(damage)
+    assert last_launch(REQUEST) is None  # `server up` plans first, as without one
+
+
+@pytest.mark.usefixtures("beecode_dirs")
+def test_a_launch_that_cannot_be_kept_is_no_error(tmp_path: Path) -> None:
+    (state_dir() / LAST_LAUNCH_FILE).mkdir()  # in the way of the file
+    _kept_launch(tmp_path)  # remembered: no OSError
     assert last_launch(REQUEST) is None
 
 
