@@ -5,7 +5,9 @@ beecode's own time before llama-server spawns. So `server up` keeps the record o
 came up healthy beside the stamps (size, mtime) of the files it was planned from and the request
 (profile, host, port); the next `server up` with the same request and the same stamps spawns that
 launch at once and plans afterwards, while the server loads. It is only a guess: up() compares it
-with the fresh plan and relaunches when they differ (server.process.detached).
+with the fresh plan and relaunches when they differ (server.process.detached). Launches on the
+CPU only: a GPU plan fits the context to the card's free memory, which the kept launch, already
+loading onto the card when the fresh plan asks nvidia-smi, would make look smaller.
 """
 
 from __future__ import annotations
@@ -72,10 +74,12 @@ def last_launch(request: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _is_launch(record: dict[str, Any]) -> bool:
-    """It has what up() and the supervisor read before the fresh plan is made."""
-    argv, port = record.get("argv"), record.get("port")
+    """A CPU launch with what up() and the supervisor read before the fresh plan is made."""
+    argv, port, engine = record.get("argv"), record.get("port"), record.get("engine")
     return (
-        isinstance(argv, list)
+        isinstance(engine, dict)
+        and engine.get("backend") == "cpu"
+        and isinstance(argv, list)
         and bool(argv)
         and all(isinstance(arg, str) for arg in argv)
         and isinstance(record.get("host"), str)
@@ -89,8 +93,11 @@ def _is_launch(record: dict[str, Any]) -> bool:
 def remember(request: dict[str, Any], record: dict[str, Any]) -> None:
     """Keep a launch that came up healthy for the next `server up` with this request; where it
     cannot be written, the next one plans first (the server runs either way)."""
-    fields = launch_fields(record)
-    saved = {"request": request, "record": fields, "planned_from": _planned_from(fields)}
-    if read_json_object(state_dir() / LAST_LAUNCH_FILE) != saved:
-        with contextlib.suppress(OSError):  # a full disk, a read-only state dir
-            write_json(state_dir() / LAST_LAUNCH_FILE, saved, mode=0o600)  # as the record: argv
+    fields, path = launch_fields(record), state_dir() / LAST_LAUNCH_FILE
+    with contextlib.suppress(OSError):  # a full disk, a read-only state dir
+        if not _is_launch(fields):  # a GPU launch: the next one is planned first
+            path.unlink(missing_ok=True)
+            return
+        saved = {"request": request, "record": fields, "planned_from": _planned_from(fields)}
+        if read_json_object(path) != saved:
+            write_json(path, saved, mode=0o600)  # as the record: it holds the argv

@@ -39,7 +39,7 @@ def _kept_launch(tmp_path: Path) -> tuple[dict[str, Any], dict[str, Path]]:
         "log": str(tmp_path / "server.log"),
         "model": str(files["model.gguf"]),
         "draft": None,
-        "engine": {"binary": str(files["llama-server"])},
+        "engine": {"binary": str(files["llama-server"]), "backend": "cpu"},
         "argv": [str(files["llama-server"]), "-m", str(files["model.gguf"])]
         + ["--api-key-file", str(files["key"]), "--slot-save-path", str(files["slots"])],
     }
@@ -100,6 +100,15 @@ def test_any_change_to_what_the_launch_was_planned_from_drops_it(
 def test_a_damaged_file_is_no_launch(damage: str) -> None:
     (state_dir() / LAST_LAUNCH_FILE).write_text(damage)
     assert last_launch(REQUEST) is None  # `server up` plans first, as without one
+
+
+@pytest.mark.usefixtures("beecode_dirs")
+def test_a_gpu_launch_is_not_kept(tmp_path: Path) -> None:
+    """Its plan fits the card's free memory, which the kept launch's own load would shrink."""
+    record, _ = _kept_launch(tmp_path)
+    assert last_launch(REQUEST) is not None
+    remember(REQUEST, {**record, "engine": {**record["engine"], "backend": "cuda"}})
+    assert last_launch(REQUEST) is None  # nor the CPU one it followed
 
 
 @pytest.mark.usefixtures("beecode_dirs")
