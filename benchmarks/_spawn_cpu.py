@@ -1,4 +1,5 @@
-"""startup.py's CPU figures: beecode's CPU before llama-server's spawn and while it loads.
+"""startup.py's split at llama-server's spawn: when it came, beecode's CPU before it and after;
+and the terminal `server up` draws on.
 
 The spawn's moment comes from spawn_probe/sitecustomize.py, put on the CLI's PYTHONPATH; the
 CLI's whole CPU from wait4, the supervisor's from /proc once `server up` has returned.
@@ -6,9 +7,13 @@ CLI's whole CPU from wait4, the supervisor's from /proc once `server up` has ret
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from pathlib import Path
 from typing import Any
+
+from server.process.pids import start_ticks
 
 PROBE = Path(__file__).resolve().parent / "spawn_probe"  # its sitecustomize
 
@@ -43,3 +48,20 @@ def cpu_text(run: dict[str, Any]) -> str:
     if before is None:
         return "not probed"
     return f"{before:.3f} s before the spawn, {loading:.3f} s after"
+
+
+def spawned_after(pid: int, start_boottime: float) -> float | None:
+    """Seconds from ``start_boottime`` (CLOCK_BOOTTIME) to the process's start, from /proc
+    (10 ms ticks); None where /proc cannot say."""
+    ticks = start_ticks(pid)
+    return None if ticks is None else ticks / os.sysconf("SC_CLK_TCK") - start_boottime
+
+
+def drawn(terminal: int) -> str:
+    """All a pty's other end got, until every process holding it has closed it."""
+    chunks = []
+    with contextlib.suppress(OSError):  # EIO: the last holder is gone
+        while chunk := os.read(terminal, 65536):
+            chunks.append(chunk)
+    os.close(terminal)
+    return b"".join(chunks).decode(errors="replace")

@@ -2,13 +2,13 @@
 
 Both with the engine build and the model already cached, after one untimed `server up` of each
 checkout (what a first start leaves, e.g. the last launch, is there too), each on a port of its
-own every time, as a user's. For `server up` the clock runs from the command's start to the first
-200 on /health (polled from here, beside the command) and to the command's return; by hand it
-runs from Popen of the recorded argv to the first 200. Runs alternate, so both see the same page
-cache. The start time of the llama-server that `server up` launched (from /proc) splits its time
-into beecode's own part (the CLI and the supervisor, before the spawn) and the server's part,
-which should match the bare launch; beecode's CPU (CLI and supervisor) is split there too
-(benchmarks/spawn_probe, on their PYTHONPATH), the figure least distorted by other load. Target:
+own every time, and drawing on a terminal (a pty), as a user's. For `server up` the clock runs
+from the command's start to the first 200 on /health (polled from here, beside the command) and
+to the command's return; by hand it runs from Popen of the recorded argv to the first 200. Runs
+alternate, so both see the same page cache. The start time of the llama-server that `server up`
+launched (from /proc) splits its time into beecode's own part (the CLI and the supervisor,
+before the spawn) and the server's part, which should match the bare launch; beecode's CPU is
+split there too (benchmarks/spawn_probe), the figure least distorted by other load. Target:
 `server up` adds little over the bare launch. With ``--against TREE`` each rep also times the
 `server up` of another checkout (PYTHONPATH=TREE): a change compared in one run, at one load.
 With tmux installed, it also starts the TUI (`beecode --endpoint URL`) in a 120x40 tmux pane
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pty
 import shutil
 import statistics
 import subprocess
@@ -44,11 +45,11 @@ from _common import (
     scratch,
     served,
 )
-from _spawn_cpu import PROBE, cpu_split, cpu_text, process_cpu_s
+from _spawn_cpu import PROBE, cpu_split, cpu_text, drawn, process_cpu_s, spawned_after
 
 from server.health import health
 from server.launch.addresses import free_port
-from server.process.pids import kill_group, start_ticks
+from server.process.pids import kill_group
 
 POLL_S = 0.01
 # The status line once the app has the server's context size (it is connected).
@@ -64,13 +65,6 @@ def first_ok(url: str, start: float, stop: threading.Event, found: list[float]) 
         time.sleep(POLL_S)
 
 
-def spawned_after(pid: int, start_boottime: float) -> float | None:
-    """Seconds from ``start_boottime`` (CLOCK_BOOTTIME) to the process's start, from /proc
-    (10 ms ticks); None where /proc cannot say."""
-    ticks = start_ticks(pid)
-    return None if ticks is None else ticks / os.sysconf("SC_CLK_TCK") - start_boottime
-
-
 def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> dict[str, Any]:
     url = f"http://127.0.0.1:{port}"
     found: list[float] = []
@@ -83,15 +77,17 @@ def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> 
     probe_log.unlink(missing_ok=True)
     probed = {**env, "BEECODE_BENCH_SPAWN_LOG": str(probe_log)}
     probed["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), str(PROBE)]))
+    # Its stderr is a terminal, as a user's is: rich draws the spinner, at what that costs.
+    terminal, screen = pty.openpty()
     cli = subprocess.Popen(
         [*BEECODE, "server", "up", "--profile", profile, "--port", str(port)],
         env=probed,
         cwd=state,  # not a checkout: `python -m` puts its cwd before PYTHONPATH
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+        stderr=screen,
     )
-    stderr = cli.stderr.read() if cli.stderr else ""
+    os.close(screen)
+    stderr = drawn(terminal)
     _, status, usage = os.wait4(cli.pid, 0)
     cli.returncode = os.waitstatus_to_exitcode(status)
     returned = time.monotonic() - start
