@@ -1,13 +1,16 @@
 """Startup: `beecode server up` against llama-server by hand, and the TUI's time to interactive.
 
-Both with the engine build and the model already cached. For `server up` the clock runs from the
-command's start to the first 200 on /health (polled from here, beside the command) and to the
-command's return; by hand it runs from Popen of the recorded argv to the first 200. Runs
+Both with the engine build and the model already cached, after one untimed `server up` of each
+checkout (what a first start leaves, e.g. the last launch, is there too), each on a port of its
+own every time, and drawing on a terminal (a pty), as a user's. For `server up` the clock runs
+from the command's start to the first 200 on /health (polled from here, beside the command) and
+to the command's return; by hand it runs from Popen of the recorded argv to the first 200. Runs
 alternate, so both see the same page cache. The start time of the llama-server that `server up`
-launched (from /proc) splits its time into beecode's own part (the CLI and the supervisor, before
-the spawn) and the server's part, which should match the bare launch. Target: `server up` adds
-little over the bare launch. With ``--against TREE`` each rep also times the `server up` of
-another checkout (PYTHONPATH=TREE), so a change is compared in the same run, at the same load.
+launched (from /proc) splits its time into beecode's own part (the CLI and the supervisor,
+before the spawn) and the server's part, which should match the bare launch; beecode's CPU is
+split there too (benchmarks/spawn_probe), the figure least distorted by other load. Target:
+`server up` adds little over the bare launch. With ``--against TREE`` each rep also times the
+`server up` of another checkout (PYTHONPATH=TREE): a change compared in one run, at one load.
 With tmux installed, it also starts the TUI (`beecode --endpoint URL`) in a 120x40 tmux pane
 against the running server and times it until the status line shows the connected server.
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pty
 import shutil
 import statistics
 import subprocess
@@ -31,6 +35,7 @@ from typing import Any
 
 from _common import (
     BEECODE,
+    ROOT,
     fmt_ratio,
     header,
     isolated_env,
@@ -40,10 +45,11 @@ from _common import (
     scratch,
     served,
 )
+from _spawn_cpu import PROBE, cpu_split, cpu_text, drawn, process_cpu_s, spawned_after
 
 from server.health import health
 from server.launch.addresses import free_port
-from server.process.pids import kill_group, start_ticks
+from server.process.pids import kill_group
 
 POLL_S = 0.01
 # The status line once the app has the server's context size (it is connected).
@@ -59,13 +65,6 @@ def first_ok(url: str, start: float, stop: threading.Event, found: list[float]) 
         time.sleep(POLL_S)
 
 
-def spawned_after(pid: int, start_boottime: float) -> float | None:
-    """Seconds from ``start_boottime`` (CLOCK_BOOTTIME) to the process's start, from /proc
-    (10 ms ticks); None where /proc cannot say."""
-    ticks = start_ticks(pid)
-    return None if ticks is None else ticks / os.sysconf("SC_CLK_TCK") - start_boottime
-
-
 def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> dict[str, Any]:
     url = f"http://127.0.0.1:{port}"
     found: list[float] = []
@@ -74,26 +73,40 @@ def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> 
     start = time.monotonic()
     poller = threading.Thread(target=first_ok, args=(url, start, stop, found), daemon=True)
     poller.start()
-    done = subprocess.run(
+    probe_log = state / "spawn-probe.jsonl"
+    probe_log.unlink(missing_ok=True)
+    probed = {**env, "BEECODE_BENCH_SPAWN_LOG": str(probe_log)}
+    probed["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), str(PROBE)]))
+    # Its stderr is a terminal, as a user's is: rich draws the spinner, at what that costs.
+    terminal, screen = pty.openpty()
+    cli = subprocess.Popen(
         [*BEECODE, "server", "up", "--profile", profile, "--port", str(port)],
-        env=env,
-        capture_output=True,
-        text=True,
+        env=probed,
+        cwd=state,  # not a checkout: `python -m` puts its cwd before PYTHONPATH
+        stdout=subprocess.DEVNULL,
+        stderr=screen,
     )
+    os.close(screen)
+    stderr = drawn(terminal)
+    _, status, usage = os.wait4(cli.pid, 0)
+    cli.returncode = os.waitstatus_to_exitcode(status)
     returned = time.monotonic() - start
     poller.join(timeout=5)
     stop.set()
-    record = json.loads((state / "server.json").read_text()) if done.returncode == 0 else None
+    record = json.loads((state / "server.json").read_text()) if cli.returncode == 0 else None
     # When llama-server itself started: the time before it is beecode's own (CLI, supervisor).
     spawned = spawned_after(record["server_pid"], start_boottime) if record else None
-    subprocess.run([*BEECODE, "server", "down"], env=env, capture_output=True, text=True)
+    supervisor_cpu = process_cpu_s(record["supervisor_pid"]) if record else None
+    subprocess.run([*BEECODE, "server", "down"], env=env, cwd=state, capture_output=True)
     if record is None:
-        raise RuntimeError(f"beecode server up failed: {done.stderr.strip()[-300:]}")
+        raise RuntimeError(f"beecode server up failed: {stderr.strip()[-300:]}")
+    cpu = cpu_split(probe_log, usage.ru_utime + usage.ru_stime, supervisor_cpu)
     return {
         "health_s": found[0] if found else returned,
         "returned_s": returned,
         "spawned_s": spawned,
         "argv": record["argv"],
+        **cpu,
     }
 
 
@@ -181,6 +194,17 @@ def summary(who: str, runs: list[dict[str, Any]], by_hand_s: float) -> dict[str,
             f"supervisor); from its spawn to /health {health_s - own:.2f} s against "
             f"{by_hand_s:.2f} s by hand (medians of {len(spawned)})"
         )
+    cpu = {
+        key: statistics.median(found) if (found := [r[key] for r in runs if r[key] is not None])
+        else None
+        for key in ("cpu_before_spawn_s", "cpu_while_loading_s")
+    }  # fmt: skip
+    if None not in cpu.values():
+        print(
+            f"{who}: beecode's CPU {cpu['cpu_before_spawn_s']:.3f} s before the spawn, "
+            f"{cpu['cpu_while_loading_s']:.3f} s from it to the return (CLI and supervisor, "
+            f"medians of {len(runs)})"
+        )
     return {
         "health_s": [run["health_s"] for run in runs],
         "returned_s": [run["returned_s"] for run in runs],
@@ -188,6 +212,8 @@ def summary(who: str, runs: list[dict[str, Any]], by_hand_s: float) -> dict[str,
         "health_median_s": health_s,
         "returned_median_s": returned_s,
         "spawned_median_s": own,
+        **{key: [run[key] for run in runs] for key in cpu},
+        **{f"{key}_median": value for key, value in cpu.items()},
     }
 
 
@@ -206,20 +232,24 @@ def main() -> int:
         hand: list[float] = []
         tui: list[float] = []
         with scratch("startup") as home:
-            trees = {"this": isolated_env(home)}
+            trees = {"this": {**isolated_env(home), "PYTHONPATH": str(ROOT)}}
             if args.against:
                 runs["against"] = []
                 trees["against"] = {**trees["this"], "PYTHONPATH": str(args.against.resolve())}
+            # One port per checkout, as a user's `server up` gets the same one every time.
+            ports = {who: free_port() for who in trees}
+            for who in trees:  # untimed: what a first `server up` leaves cached
+                via_server_up(args.profile, ports[who], trees[who], home / "state")
             for rep in range(args.reps):
                 order = list(trees) if rep % 2 == 0 else list(reversed(trees))
                 for who in order:
-                    run = via_server_up(args.profile, free_port(), trees[who], home / "state")
+                    run = via_server_up(args.profile, ports[who], trees[who], home / "state")
                     runs[who].append(run)
                     at = run["spawned_s"]
                     print(
                         f"  rep {rep + 1}: {who}: server up healthy {run['health_s']:.2f} s "
                         f"(llama-server spawned at {'?' if at is None else f'{at:.2f}'} s), "
-                        f"returned {run['returned_s']:.2f} s"
+                        f"returned {run['returned_s']:.2f} s; CPU {cpu_text(run)}"
                     )
                 hand.append(by_hand(runs["this"][-1]["argv"], home / "by-hand.log"))
                 print(f"  rep {rep + 1}: by hand healthy {hand[-1]:.2f} s")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from server.errors import ServerError
+from server.launch.addresses import server_root
 from server.launch.machine_key import key_for
 
 if TYPE_CHECKING:  # httpx costs ~0.3 s to import: `server up` starts without it
@@ -96,11 +97,6 @@ class ServedModel:
 
     id: str
     n_params: int | None
-
-
-def server_root(url: str) -> str:
-    """http://host:port from a base URL that may end in / or /v1."""
-    return url.rstrip("/").removesuffix("/v1")
 
 
 def openai_base_url(url: str) -> str:

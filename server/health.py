@@ -10,8 +10,8 @@ import http.client
 import time
 from urllib.parse import urlsplit
 
-from server.client import server_root
 from server.errors import LaunchError
+from server.launch.addresses import server_root
 
 
 def health(base_url: str, timeout_s: float = 2.0) -> int | None:

@@ -38,6 +38,7 @@ class RedactedLog:
         self._secrets = secret_values()  # read once: a line costs one pass, not an env scan
         self._writers: list[TextIO] = []
         self._copies: list[threading.Thread] = []
+        self.wrote = threading.Event()  # set at each write: a waiter can clear it and wait on it
 
     def pipe(self) -> TextIO:
         """A new pipe's write end, for a child's stdout or stderr; what it gets is copied here.
@@ -64,6 +65,7 @@ class RedactedLog:
             self._size += len(text.encode("utf-8", errors="replace"))
             if self._size > self.limit:
                 self._keep_tail()
+        self.wrote.set()
 
     def drain(self, timeout_s: float = 2.0) -> None:
         """Wait until every pipe whose writers have all closed (the child exited) is copied."""

@@ -25,8 +25,9 @@ from agent.model.endpoint import ChatModel, OpenAIChatModel
 from agent.permissions.allowed import AllowedRules
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
-from server.client import get_props, get_slots, served_model, server_root
+from server.client import get_props, get_slots, served_model
 from server.errors import ServerError
+from server.launch.addresses import server_root
 from server.launch.machine_key import key_for
 from tools.registry import ToolRegistry, default_registry
 from tools.tool import ToolContext

@@ -12,11 +12,9 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from server.cli.progress import RichHooks
 from server.errors import ServerError
 from server.process.state import log_path, read_record
 
@@ -106,6 +104,7 @@ def _describe(record: dict[str, Any]) -> list[str]:
 
 
 def _up(args: argparse.Namespace) -> int:
+    from server.cli.progress import RichHooks
     from server.process.detached import up
 
     with RichHooks().shown() as hooks:
@@ -193,6 +192,7 @@ def _down(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
+    from server.cli.progress import RichHooks
     from server.engine.build import (
         BEELLAMA_SOURCE,
         PYPI_SOURCE,
@@ -218,6 +218,8 @@ def _build(args: argparse.Namespace) -> int:
         source = EngineSource("local", str(Path(args.source).expanduser().resolve()))
     options = default_options(cuda)
     if args.cuda_archs and options.backend == "cuda":
+        from dataclasses import replace
+
         options = replace(options, cuda_archs=args.cuda_archs)
     started = time.monotonic()
     with RichHooks().shown() as hooks:
@@ -234,6 +236,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _fetch(args: argparse.Namespace) -> int:
+    from server.cli.progress import RichHooks
     from server.engine.gpu import gpus
     from server.models.fetch import ensure_model
     from server.profiles.builtin import default_profile_name

@@ -57,6 +57,9 @@ class RichHooks:
                 TextColumn("{task.fields[detail]}"),
                 TimeElapsedColumn(),
                 console=self._console or Console(stderr=True),
+                # Redrawn 4 times a second, not rich's 10: each redraw is CPU that a model
+                # loading on the same cores would use.
+                refresh_per_second=4,
             )
             if self._shown:
                 self._live.start()

@@ -27,6 +27,11 @@ def url_for(host: str, port: int) -> str:
     return f"http://[{connect}]:{port}" if ":" in connect else f"http://{connect}:{port}"
 
 
+def server_root(url: str) -> str:
+    """http://host:port from a base URL that may end in / or /v1."""
+    return url.rstrip("/").removesuffix("/v1")
+
+
 def port_in_use(host: str, port: int) -> bool:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as sock:

@@ -3,7 +3,9 @@
 up() starts the supervisor first (forked from this process when it has no other thread, so no
 second Python starts; else `python -m server.process.supervise`), plans the launch, writes the
 server record and sends the supervisor its token on a pipe; the supervisor starts the server at
-once and closes a second pipe when the start is decided, which up() waits on. Stopping and
+once and closes a second pipe when the start is decided, which up() waits on. When the request
+and everything the last healthy launch was planned from are unchanged (server.process.last_launch),
+that launch is started before planning, and replaced if the fresh plan differs. Stopping and
 finding the server are server.process.state's down() and running().
 """
 
@@ -16,17 +18,13 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from server.cli.progress import Hooks
 from server.errors import LaunchError
-from server.health import wait_healthy
 from server.launch.addresses import check_host, port_in_use, url_for
-from server.launch.machine_key import machine_key_file
+from server.process.last_launch import last_launch, launch_fields, remember
 from server.process.state import (
     RunningServer,
     down,
@@ -39,19 +37,21 @@ from server.process.state import (
 )
 
 if TYPE_CHECKING:
+    from server.cli.progress import Hooks
     from server.launch.plan import LaunchPlan
 
 SUPERVISOR_MODULE = "server.process.supervise"
 
 
-@dataclass
 class Supervisor:
     """The supervisor up() started, waiting for its token, and the two pipes' ends kept here."""
 
-    pid: int
-    go: int  # write end: the record's token once it is written; closed without one: give up
-    reports: int  # read end: "loading" lines, closed by the supervisor when the start is decided
-    process: subprocess.Popen[bytes] | None  # None when forked
+    def __init__(self, pid: int, go: int, reports: int, process: subprocess.Popen[bytes] | None):
+        self.pid = pid
+        self.go = go  # write end: the record's token once it is written; closed without: give up
+        self.reports = reports  # read end: "loading" lines, closed when the start is decided
+        self.process = process  # None when forked
+        self.reaped = False
 
     def go_ahead(self, token: str) -> None:
         os.write(self.go, token.encode() + b"\n")
@@ -59,7 +59,10 @@ class Supervisor:
         self.go = -1
 
     def kill(self) -> None:
-        """Kill and reap it; its server, if any, dies with it."""
+        """Kill and reap it; its server, if any, dies with it. Once: its pid may be reused after."""
+        if self.reaped:
+            return
+        self.reaped = True
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
         if self.process is not None:
@@ -128,6 +131,8 @@ def up(
     """`beecode server up`: reuse the running server, or plan, start it detached, wait healthy."""
     current = running()
     if current is not None:
+        from server.health import wait_healthy
+
         if profile_name in (None, current.profile) and port in (None, current.port):
             wait_healthy(current.url, timeout_s)
             return running() or current
@@ -136,33 +141,94 @@ def up(
             f"{current.url}; stop it first with `beecode server down`"
         )
     check_host(host, api_key)  # an open host needs a key the user chose, not the machine's
-    token = uuid.uuid4().hex
+    # A key of the user's is not kept in a second file: such a launch is always planned first.
+    request = {"profile": profile_name, "host": host, "port": port}
+    guess = None if api_key else last_launch(request)
+    if guess is not None and port_in_use(guess["host"], guess["port"]):
+        guess = None  # planned first, so the error names the port as it always did
     # Started before planning, so its start overlaps the plan: it waits for the token and gives
     # up when it gets none (this command failed, or is gone).
     supervisor = start_supervisor(state_path())
+    token = os.urandom(16).hex()
+    launched: dict[str, object] | None = None  # the record of the launch started, once it is
     try:
-        # Imported once the supervisor is forked, so its imports (what it runs the server with)
-        # and the planner's run on two cores at once.
-        from server.launch.plan import prepare_launch
+        from server.cli.progress import Hooks  # after the fork: it needs dataclasses (10 ms)
 
-        plan = prepare_launch(
-            profile_name,
-            host=host,
-            port=port,
-            api_key=api_key,
-            # Without a key of the user's, this machine's: other local users cannot drive it.
-            api_key_file=None if api_key else machine_key_file(),
-            hooks=hooks,
-            pip_args=pip_args,
-        )
-        if port_in_use(plan.host, plan.port):
-            raise LaunchError(
-                f"port {plan.port} on {plan.host} is already in use; choose another with --port"
-            )
-    except BaseException:
-        supervisor.kill()  # it has not started anything yet: it had no token
+        hooks = hooks or Hooks()
+        if guess is not None:
+            launched = _go(supervisor, {**guess, "token": token, "started": time.time()}, timeout_s)
+        plan = _plan(profile_name, host, port, api_key, hooks, pip_args)
+        record = _launch_record(plan, timeout_s, token)
+        if launched is not None and launch_fields(launched) != launch_fields(record):
+            supervisor = _relaunch(supervisor, launched)  # a wrong guess: start the plan
+            launched, record = None, {**record, "token": os.urandom(16).hex()}
+        if launched is None:
+            if port_in_use(plan.host, plan.port):
+                raise LaunchError(
+                    f"port {plan.port} on {plan.host} is already in use; choose another with --port"
+                )
+            launched = _go(supervisor, record, timeout_s)
+        started = _wait_started(supervisor, hooks, Path(str(record["model"])).name, timeout_s + 30)
+    except BaseException:  # failed, timed out or interrupted: leave nothing running
+        if launched is not None:
+            down()
+        supervisor.kill()  # one that did not take its token (its server dies with it)
         raise
-    return _start_detached(plan, hooks or Hooks(), timeout_s, supervisor, token)
+    supervisor.close()
+    if api_key is None:
+        remember(request, record)
+    return started
+
+
+def _plan(
+    profile_name: str | None,
+    host: str,
+    port: int | None,
+    api_key: str | None,
+    hooks: Hooks,
+    pip_args: Sequence[str],
+) -> LaunchPlan:
+    # Imported once the supervisor is forked, so its imports (what it runs the server with)
+    # and the planner's run on two cores at once.
+    from server.launch.machine_key import machine_key_file
+    from server.launch.plan import prepare_launch
+
+    return prepare_launch(
+        profile_name,
+        host=host,
+        port=port,
+        api_key=api_key,
+        # Without a key of the user's, this machine's: other local users cannot drive it.
+        api_key_file=None if api_key else machine_key_file(),
+        hooks=hooks,
+        pip_args=pip_args,
+    )
+
+
+def _go(supervisor: Supervisor, record: dict[str, object], timeout_s: float) -> dict[str, object]:
+    """Write the launch's record (the last log kept as server.log.1) and let the supervisor
+    start it; the record as written."""
+    record = {**record, "timeout_s": timeout_s}
+    log = log_path()
+    if log.exists():
+        log.replace(log.with_name(log.name + ".1"))
+    write_record(state_path(), record)
+    supervisor.go_ahead(str(record["token"]))  # it starts the server at once
+    return record
+
+
+def _relaunch(supervisor: Supervisor, launched: dict[str, object]) -> Supervisor:
+    """Stop the launch started from the last plan; a new supervisor for the fresh one, once the
+    old server's port is free again (killed with its supervisor, it may still be exiting)."""
+    down()
+    supervisor.kill()
+    host, port = str(launched["host"]), int(str(launched["port"]))
+    deadline = time.monotonic() + 10
+    while port_in_use(host, port):
+        if time.monotonic() > deadline:
+            raise LaunchError(f"the server started from the last plan on port {port} did not stop")
+        time.sleep(0.05)
+    return start_supervisor(state_path())
 
 
 def _launch_record(plan: LaunchPlan, timeout_s: float, token: str) -> dict[str, object]:
@@ -205,25 +271,6 @@ def _launch_record(plan: LaunchPlan, timeout_s: float, token: str) -> dict[str, 
         "spec_type": spec,
         "api_key_required": "--api-key" in argv or "--api-key-file" in argv,
     }
-
-
-def _start_detached(
-    plan: LaunchPlan, hooks: Hooks, timeout_s: float, supervisor: Supervisor, token: str
-) -> RunningServer:
-    path, log = state_path(), log_path()
-    if log.exists():
-        log.replace(log.with_name(log.name + ".1"))
-    record = _launch_record(plan, timeout_s, token)
-    try:
-        write_record(path, record)
-        supervisor.go_ahead(token)  # it starts the server at once
-        started = _wait_started(supervisor, hooks, Path(str(record["model"])).name, timeout_s + 30)
-    except BaseException:  # failed, timed out or interrupted: leave nothing running
-        down()
-        supervisor.kill()  # one that did not take its token (its server dies with it)
-        raise
-    supervisor.close()
-    return started
 
 
 def _wait_started(

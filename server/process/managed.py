@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from server.errors import LaunchError
-from server.health import health
 from server.launch.addresses import port_in_use, url_for
 from server.process.pids import kill_group
 from server.process.state import explain_failure
@@ -58,9 +57,11 @@ class ManagedServer:
     # after this many unanswered probes in a row, and the monitor restarts it.
     probe_every_s = 10.0
     probe_misses = 3
-    # While starting, /health is asked this often: each unanswered try is a refused connect or a
-    # 503, far cheaper than the load; `server up` returns once it answers.
+    # While starting, /health is asked when the server has printed something (it logs the line
+    # saying it is ready as it gets ready), at most every start_poll_s, and at least every
+    # start_poll_max_s (for a server that says nothing): every probe costs CPU the load could use.
     start_poll_s = 0.02
+    start_poll_max_s = 0.1
 
     def __init__(
         self,
@@ -177,11 +178,15 @@ class ManagedServer:
             self._on_change(self, what)
 
     def _wait_healthy(self, progress: Callable[[str], None] | None) -> None:
-        proc = self._proc
-        assert proc is not None
+        # Imported once the server is spawned (http.client's ~20 ms), not before it.
+        from server.health import health
+
+        proc, log = self._proc, self._log
+        assert proc is not None and log is not None
         deadline = time.monotonic() + self._timeout_s
         announced = False
         while True:
+            log.wrote.clear()  # what is printed from here on wakes the next probe
             code = proc.poll()
             if code is not None:
                 raise LaunchError(
@@ -201,6 +206,7 @@ class ManagedServer:
                     f"{explain_failure(self.log_path)} (log: {self.log_path})"
                 )
             time.sleep(self.start_poll_s)
+            log.wrote.wait(self.start_poll_max_s - self.start_poll_s)
 
     def _watch(self) -> None:
         crashes = 0
@@ -239,6 +245,8 @@ class ManagedServer:
             self._up.set()
 
     def _probe(self) -> None:
+        from server.health import health
+
         misses = 0
         while not self._stopping.wait(self.probe_every_s):
             proc = self._proc

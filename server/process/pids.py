@@ -1,6 +1,7 @@
 """Whether a process is alive, what it runs, and stopping its process group: the one place for it.
 
 A zombie (exited, not yet reaped: in a container PID 1 may never reap it) counts as dead.
+psutil is imported where it is used: `server up` with no server recorded needs none of it.
 """
 
 from __future__ import annotations
@@ -10,12 +11,12 @@ import os
 import signal
 import time
 
-import psutil
-
 
 def alive(pid: int | None) -> bool:
     if not pid:
         return False
+    import psutil
+
     try:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
@@ -24,6 +25,8 @@ def alive(pid: int | None) -> bool:
 
 def cmdline(pid: int) -> list[str]:
     """The process's argv; [] when it is gone, a zombie or not ours to read."""
+    import psutil
+
     try:
         return psutil.Process(pid).cmdline()
     except psutil.Error:
@@ -42,6 +45,8 @@ def start_ticks(pid: int) -> int | None:
 
 def group_alive(pgid: int) -> bool:
     """Whether any live process is in the process group."""
+    import psutil
+
     for proc in psutil.process_iter():
         with contextlib.suppress(psutil.Error, ProcessLookupError):
             if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:

@@ -13,14 +13,15 @@ import os
 import re
 import signal
 import time
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from server.engine.cmake_build import BuildOptions
-from server.engine.sources import EngineSource
 from server.paths import read_json_object, state_dir, write_json
 from server.process.pids import alive, cmdline, kill_group, start_ticks
+
+if TYPE_CHECKING:  # the build's modules are imported where an engine is chosen, not by `up`
+    from server.engine.cmake_build import BuildOptions
+    from server.engine.sources import EngineSource
 
 STATE_FILE = "server.json"
 LOG_FILE = "server.log"
@@ -137,6 +138,8 @@ def explain_failure(path: Path) -> str:
 
 def choose_engine(source: EngineSource, options: BuildOptions) -> None:
     """Make `up` use this engine for its backend (what `beecode server build` does)."""
+    from dataclasses import asdict
+
     choices = _engine_choices()
     choices[options.backend] = {"source": asdict(source), "options": asdict(options)}
     write_json(state_dir() / ENGINE_CHOICE, choices)
@@ -147,6 +150,9 @@ def _engine_choices() -> dict[str, Any]:
 
 
 def chosen_engine(backend: str) -> tuple[EngineSource, BuildOptions] | None:
+    from server.engine.cmake_build import BuildOptions
+    from server.engine.sources import EngineSource
+
     choice = _engine_choices().get(backend)
     if not isinstance(choice, dict):
         return None
@@ -171,9 +177,9 @@ def is_server(pid: int | None, argv: list[str]) -> bool:
     return bool(args) and bool(argv) and args[0] == argv[0]
 
 
-@dataclass(frozen=True)
-class RunningServer:
-    """A recorded server whose supervisor is alive."""
+class RunningServer(NamedTuple):
+    """A recorded server whose supervisor is alive. (A NamedTuple: `server up` imports no
+    dataclasses before the spawn.)"""
 
     url: str
     host: str

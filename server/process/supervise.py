@@ -12,12 +12,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import http.client  # noqa: F401  (server.health's: loaded before the server starts)
 import os
 import signal
 import sys
 import threading
-import traceback
 from pathlib import Path
 from typing import NoReturn
 
@@ -142,6 +140,8 @@ def run_forked(path: Path, go_fd: int, report_fd: int) -> NoReturn:
         os.close(null)
         code = supervise(path, go_fd, report_fd)
     except BaseException:
+        import traceback
+
         traceback.print_exc()  # into the server log once supervise() has pointed stderr there
     finally:
         sys.stderr.flush()

@@ -251,13 +251,15 @@ def test_a_failing_build_shows_its_log_tail_then_one_line(tmp_path: Path) -> Non
 
 
 def test_server_up_starts_without_the_heavy_imports() -> None:
-    """What runs before llama-server spawns (the CLI, then the supervisor) imports none of
-    these; each costs 0.2-0.5 s of every `server up` (BENCHMARKS.md)."""
+    """What runs before llama-server spawns from the last launch (the CLI, then the supervisor)
+    imports none of these: the heavy ones cost 0.2-0.5 s of every `server up`, the planner and
+    the rest 5-70 ms each (BENCHMARKS.md)."""
+    heavy = ("bashlex", "httpx", "rich", "gguf", "numpy", "openai")
+    later = ("server.launch.plan", "server.engine.build", "psutil", "http.client", "dataclasses")
     code = (
         "import sys\nimport agent.cli, server.cli.commands, server.process.detached\n"
         "import server.process.supervise\n"
-        "print(sorted(m for m in ('bashlex', 'httpx', 'rich', 'gguf', 'numpy', 'openai')"
-        " if m in sys.modules))"
+        f"print(sorted(m for m in {heavy + later!r} if m in sys.modules))"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)

@@ -14,12 +14,11 @@ from server.client import (
     openai_base_url,
     parse_metrics,
     served_model,
-    server_root,
     tokenize,
 )
 from server.errors import LaunchError, ServerError
 from server.health import health, wait_healthy
-from server.launch.addresses import free_port
+from server.launch.addresses import free_port, server_root
 
 # cpu-rig.md §5: a reply without speculation, then the fields ngram speculation adds.
 PLAIN = {

@@ -1,0 +1,67 @@
+"""startup.py's split at llama-server's spawn: when it came, beecode's CPU before it and after;
+and the terminal `server up` draws on.
+
+The spawn's moment comes from spawn_probe/sitecustomize.py, put on the CLI's PYTHONPATH; the
+CLI's whole CPU from wait4, the supervisor's from /proc once `server up` has returned.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from server.process.pids import start_ticks
+
+PROBE = Path(__file__).resolve().parent / "spawn_probe"  # its sitecustomize
+
+
+def process_cpu_s(pid: int) -> float | None:
+    """CPU seconds of a live process's threads (ns, from schedstat); None where /proc cannot say."""
+    total = 0
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            total += int((task / "schedstat").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return total / 1e9
+
+
+def cpu_split(probe_log: Path, cli_s: float, supervisor_s: float | None) -> dict[str, Any]:
+    """beecode's CPU before llama-server's spawn (CLI + supervisor) and from it to the return,
+    from the probe's line (benchmarks/spawn_probe); None where the probe wrote none."""
+    unknown = {"cpu_before_spawn_s": None, "cpu_while_loading_s": None}
+    try:
+        at_spawn = json.loads(probe_log.read_text().splitlines()[0])
+    except (OSError, ValueError, IndexError):
+        return unknown
+    if at_spawn["parent_cpu_s"] is None or supervisor_s is None:
+        return unknown  # a part left out would make the figure look smaller than it was
+    before = at_spawn["parent_cpu_s"] + at_spawn["spawner_cpu_s"]
+    return {"cpu_before_spawn_s": before, "cpu_while_loading_s": cli_s + supervisor_s - before}
+
+
+def cpu_text(run: dict[str, Any]) -> str:
+    before, loading = run["cpu_before_spawn_s"], run["cpu_while_loading_s"]
+    if before is None:
+        return "not probed"
+    return f"{before:.3f} s before the spawn, {loading:.3f} s after"
+
+
+def spawned_after(pid: int, start_boottime: float) -> float | None:
+    """Seconds from ``start_boottime`` (CLOCK_BOOTTIME) to the process's start, from /proc
+    (10 ms ticks); None where /proc cannot say."""
+    ticks = start_ticks(pid)
+    return None if ticks is None else ticks / os.sysconf("SC_CLK_TCK") - start_boottime
+
+
+def drawn(terminal: int) -> str:
+    """All a pty's other end got, until every process holding it has closed it."""
+    chunks = []
+    with contextlib.suppress(OSError):  # EIO: the last holder is gone
+        while chunk := os.read(terminal, 65536):
+            chunks.append(chunk)
+    os.close(terminal)
+    return b"".join(chunks).decode(errors="replace")
