@@ -97,13 +97,12 @@ class Agent:
 
     async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
         """One user turn: model and tool steps until the model answers or the turn stops."""
-        workspace = self._ledger.workspace
+        workspace, self._cancelled = self._ledger.workspace, False
         turn = TurnState(emit, FactsRecorder(workspace), WorkGuard(workspace, user_text))
-        self._cancelled = False
         self.policy.start_turn()
         self._runner.start_turn()
         self._ledger.task = user_text
-        content, attached = attach_mentions(user_text, self._ledger.workspace)
+        content, attached = attach_mentions(user_text, workspace)
         self._ledger.seen.update(attached)
         self._add({"role": "user", "content": content})
         self._task = asyncio.create_task(self._steps(turn))
@@ -155,20 +154,19 @@ class Agent:
             return self._finished(turn, "error", str(e))
 
     def _finish(self, turn: TurnState, answer: str, reasoning: str = "") -> TurnFinished:
-        """The answer, checked against the turn's facts and kept as the policy shows it; a turn
-        that answered after an unrecovered failed step stops as ``failed``."""
+        """The answer, checked against the facts, kept as the policy shows it (see _finished)."""
         facts = turn.facts.facts(self.session.id, self.session.turn_mark)
         found = doubts(answer, facts, turn.facts.outputs, turn.facts.told)
         facts = dataclasses.replace(facts, doubts=found)
         answer, facts = self.policy.kept_answer(answer, facts, turn.emit)
-        # Reasoning goes back with the answer: a template that keeps it (Qwen 3.6 with
-        # preserve_thinking) then re-reads the reply as generated, and the prefix holds.
+        # Reasoning goes back too: Qwen 3.6's template with preserve_thinking then re-reads
+        # the reply as generated, and the prefix holds.
         thought = {"reasoning_content": reasoning} if reasoning else {}
         self._add({"role": "assistant", "content": answer, **thought})
         return TurnFinished(turn.stats, "failed" if facts.failed else "done", answer, facts)
 
     def _finished(self, turn: TurnState, reason: StopReason, text: str) -> TurnFinished:
-        """The turn's end, without the model's answer, with its facts."""
+        """The turn's end with its facts; after an unrecovered failed step, ``failed``."""
         facts = turn.facts.facts(self.session.id, self.session.turn_mark)
         reason = "failed" if reason == "done" and facts.failed else reason
         return TurnFinished(turn.stats, reason, text, facts)

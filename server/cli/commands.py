@@ -122,11 +122,8 @@ def _status(args: argparse.Namespace) -> int:
     if server is None:
         record = read_record()
         error = record.get("error") if record else None
-        print(
-            f"no server is running; the last start failed: {error}"
-            if error
-            else "no server is running"
-        )
+        failed = f"; the last start failed: {error}" if error else ""
+        print(f"no server is running{failed}")
         return 1
     code = health(server.url)
     state = {200: "healthy", 503: "loading"}.get(code or 0, "not answering")
