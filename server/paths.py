@@ -53,9 +53,17 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
 
 
 def write_json(path: Path, data: Any, mode: int | None = None) -> None:
-    """Atomically: a reader sees the old file or the new one, never half of one."""
+    """Atomically: a reader sees the old file or the new one, never half of one. ``mode`` is
+    the file's from its creation (a key file is never readable by others, not even briefly),
+    and a failed write or rename leaves no temporary file behind."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    if mode is not None:
-        tmp.chmod(mode)
-    os.replace(tmp, path)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666 if mode is None else mode)
+        with os.fdopen(fd, "w") as out:
+            out.write(json.dumps(data, indent=1) + "\n")
+        if mode is not None:
+            tmp.chmod(mode)  # a tmp left by an earlier crash kept its own mode
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
