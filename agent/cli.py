@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -71,6 +72,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     try:
         return _dispatch(list(sys.argv[1:] if argv is None else argv))
+    except BrokenPipeError:  # the reader left (`| head`): no error of ours, and none to print
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's own advice
+        return 141
     except OSError as e:  # beecode's own dirs unusable (read-only, a file in the way, full)
         where = f": {e.filename}" if e.filename else ""
         print(f"beecode: {e.strerror or e}{where}", file=sys.stderr)

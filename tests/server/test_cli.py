@@ -264,3 +264,20 @@ def test_server_up_starts_without_the_heavy_imports() -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_a_reader_that_left_is_no_error(tmp_path: Path) -> None:
+    # `beecode server plan | head -1`: the pipe closes before beecode is done writing.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    env = {**os.environ, "BEECODE_CONFIG_DIR": str(tmp_path), "BEECODE_STATE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "agent", "server", "plan", "--profile", "tiny", "--vram", "24"],
+        stdout=write_end,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    os.close(write_end)
+    assert (done.returncode, done.stderr) == (141, "")
