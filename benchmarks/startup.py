@@ -132,7 +132,9 @@ def tui_ready(url: str, workspace: Path, env: dict[str, str]) -> float:
     tmux = ["tmux", "-L", f"beecode-bench-{os.getpid()}-{time.monotonic_ns()}"]
     variables = [
         a
-        for k in ("BEECODE_DATA_DIR", "BEECODE_STATE_DIR", "BEECODE_CONFIG_DIR")
+        # PYTHONPATH too: the tree under test, not whatever `agent` the venv resolves.
+        for k in ("BEECODE_DATA_DIR", "BEECODE_STATE_DIR", "BEECODE_CONFIG_DIR", "PYTHONPATH")
+        if k in env
         for a in ("-e", f"{k}={env[k]}")
     ]
     command = f"{' '.join(BEECODE)} --endpoint {url}/v1 --permission-mode plan"
