@@ -18,6 +18,7 @@ from agent.context.mentions import typed_part
 from agent.loop.events import ToolCallFinished, ToolCallStarted
 from agent.loop.facts import TurnFacts
 from agent.tui import format as fmt
+from agent.tui.widgets.background import SameRows
 from agent.tui.widgets.blocks import FactsBlock, Note, ToolBlock, UserMessage
 from agent.tui.widgets.reply import GrowingMarkdown, Transcript
 
@@ -54,7 +55,7 @@ class Reply(GrowingMarkdown):
         return AwaitComplete(then_trim())
 
 
-class Conversation(VerticalScroll):
+class Conversation(SameRows, VerticalScroll):
     """Assistant text and reasoning go through ``MarkdownStream``: fragments queue and are
     appended in batches, so the widget never re-renders the whole reply per token. The view is
     anchored to the bottom until the user scrolls up."""

@@ -12,6 +12,7 @@ from textual.widgets import Label, Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from agent.tui.highlight import GrowingCode
+from agent.tui.widgets.background import SameRows
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 CHUNK_LINES = 24  # lines per label of a growing code block (a label renders all its lines)
 
 
-class QuietFence(MarkdownFence):
+class QuietFence(SameRows, MarkdownFence):
     """A code block highlighted again only when the app's theme changes. Textual's highlights
     its whole block again on every restyle (a sibling mounted after it, a class changed above
     it), with the same theme: the same styling, every earlier answer's blocks included."""
@@ -44,7 +45,7 @@ class QuietFence(MarkdownFence):
             self._theme = block._theme
 
 
-class Transcript(Markdown):
+class Transcript(SameRows, Markdown):
     """Markdown whose code blocks are highlighted again only when the theme changes."""
 
     BLOCKS = {**Markdown.BLOCKS, "fence": QuietFence, "code_block": QuietFence}
