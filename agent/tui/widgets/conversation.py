@@ -17,6 +17,7 @@ from textual.widgets.markdown import MarkdownStream
 from agent.context.mentions import typed_part
 from agent.loop.events import ToolCallFinished, ToolCallStarted
 from agent.loop.facts import TurnFacts
+from agent.tui import collector
 from agent.tui import format as fmt
 from agent.tui.widgets.background import SameRows
 from agent.tui.widgets.blocks import FactsBlock, Note, ToolBlock, UserMessage
@@ -76,6 +77,9 @@ class Conversation(SameRows, VerticalScroll):
     def on_mount(self) -> None:
         self.query_one(EarlierBlocks).display = False
         self.anchor()
+
+    def on_unmount(self) -> None:
+        collector.release(self)  # an app closed mid-reply
 
     def _blocks(self) -> list[Widget]:
         return [child for child in self.children if not isinstance(child, EarlierBlocks)]
@@ -164,6 +168,7 @@ class Conversation(SameRows, VerticalScroll):
             markdown = Reply(classes="assistant")
             await self._add(markdown)
             self._text = Markdown.get_stream(markdown)
+            collector.hold(self)
         await self._text.write(fragment)
 
     async def reasoning(self, fragment: str) -> None:
@@ -172,6 +177,7 @@ class Conversation(SameRows, VerticalScroll):
             markdown = Transcript(classes="thought")
             await self._add(Collapsible(markdown, title="Thinking", classes="reasoning"))
             self._reasoning = Markdown.get_stream(markdown)
+            collector.hold(self)
         await self._reasoning.write(fragment)
 
     async def tool_started(self, call: ToolCallStarted) -> None:
@@ -205,6 +211,7 @@ class Conversation(SameRows, VerticalScroll):
                 if isinstance(stream.markdown_widget, GrowingMarkdown):
                     stream.markdown_widget.settle()
         self._text = self._reasoning = None
+        collector.release(self)
 
     async def clear(self) -> None:
         await self.close_streams()
