@@ -208,8 +208,8 @@ class Conversation(SameRows, VerticalScroll):
         for stream in (self._text, self._reasoning):
             if stream is not None:
                 await stream.stop()
-                if isinstance(stream.markdown_widget, GrowingMarkdown):
-                    stream.markdown_widget.settle()
+                if isinstance(stream.markdown_widget, GrowingMarkdown):  # once the reply's
+                    self.call_after_refresh(stream.markdown_widget.settle)  # last frame is out
         self._text = self._reasoning = None
         collector.release(self)
 
