@@ -3,12 +3,13 @@
 A full collection walks every object the process holds: with a long session on screen (every
 block a widget, every drawn row a cached strip) one took 0.1-0.35 s, and a fast stream made
 several, at any moment of it: in one 4,000-token reply after 30 answers they were 40% of the
-app's CPU and the longest stalls of the stream. Textual holds the collector off in the same way
+app's CPU and the longest stalls of the stream. Textual can hold the collector off likewise
 while a scroll animates (``App.PAUSE_GC_ON_SCROLL``). While a reply streams, what the app held
 before is frozen (not walked) and full collections come ten times less often; the young
 generations are collected as always, so what dies within a frame or two is freed at once, and
-what reaches the old generation waits at most ten times the usual count of collections (about
-15 MB in a fast stream). When the reply stops, both are undone.
+what reaches the old generation waits at most ten times the usual count of collections: some
+15 MB at 2,000 tok/s (a 16,000-token stream with no full collection at all grew 46 MB over 326
+middle-generation collections; one now comes every 100). When the reply stops, both are undone.
 """
 
 from __future__ import annotations
