@@ -17,7 +17,9 @@ from textual.widgets.markdown import MarkdownStream
 from agent.context.mentions import typed_part
 from agent.loop.events import ToolCallFinished, ToolCallStarted
 from agent.loop.facts import TurnFacts
+from agent.tui import collector
 from agent.tui import format as fmt
+from agent.tui.widgets.background import SameRows
 from agent.tui.widgets.blocks import FactsBlock, Note, ToolBlock, UserMessage
 from agent.tui.widgets.reply import GrowingMarkdown, Transcript
 
@@ -54,7 +56,7 @@ class Reply(GrowingMarkdown):
         return AwaitComplete(then_trim())
 
 
-class Conversation(VerticalScroll):
+class Conversation(SameRows, VerticalScroll):
     """Assistant text and reasoning go through ``MarkdownStream``: fragments queue and are
     appended in batches, so the widget never re-renders the whole reply per token. The view is
     anchored to the bottom until the user scrolls up."""
@@ -75,6 +77,9 @@ class Conversation(VerticalScroll):
     def on_mount(self) -> None:
         self.query_one(EarlierBlocks).display = False
         self.anchor()
+
+    def on_unmount(self) -> None:
+        collector.release(self)  # an app closed mid-reply
 
     def _blocks(self) -> list[Widget]:
         return [child for child in self.children if not isinstance(child, EarlierBlocks)]
@@ -163,6 +168,7 @@ class Conversation(VerticalScroll):
             markdown = Reply(classes="assistant")
             await self._add(markdown)
             self._text = Markdown.get_stream(markdown)
+            collector.hold(self)
         await self._text.write(fragment)
 
     async def reasoning(self, fragment: str) -> None:
@@ -171,6 +177,7 @@ class Conversation(VerticalScroll):
             markdown = Transcript(classes="thought")
             await self._add(Collapsible(markdown, title="Thinking", classes="reasoning"))
             self._reasoning = Markdown.get_stream(markdown)
+            collector.hold(self)
         await self._reasoning.write(fragment)
 
     async def tool_started(self, call: ToolCallStarted) -> None:
@@ -201,9 +208,10 @@ class Conversation(VerticalScroll):
         for stream in (self._text, self._reasoning):
             if stream is not None:
                 await stream.stop()
-                if isinstance(stream.markdown_widget, GrowingMarkdown):
-                    stream.markdown_widget.settle()
+                if isinstance(stream.markdown_widget, GrowingMarkdown):  # once the reply's
+                    self.call_after_refresh(stream.markdown_widget.settle)  # last frame is out
         self._text = self._reasoning = None
+        collector.release(self)
 
     async def clear(self) -> None:
         await self.close_streams()
