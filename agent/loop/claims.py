@@ -52,7 +52,8 @@ def doubts(
     are the turn's results, ``told`` beecode's errors and hints to the model among them."""
     found: list[str] = []
     touched = set(facts.files) | {name.rsplit("/", 1)[-1] for name in facts.files}
-    for sentence in _SENTENCE_END.split(answer):
+    sentences = _SENTENCE_END.split(answer)
+    for sentence in sentences:
         if not _CHANGE.search(sentence) or _ADMITS.search(sentence):
             continue  # no claim of a change, or one said not to have happened
         names = _FILE.findall(sentence)
@@ -62,7 +63,7 @@ def doubts(
         if not names and not touched and not _COMMIT.search(sentence):
             found.append(f"the answer claims a change ({sentence.strip()[:60]}); no file changed")
     # Quoting an error to explain a failure is an account; the same words as a report are not.
-    plain = " ".join(s for s in _SENTENCE_END.split(answer) if not _ADMITS.search(s))
+    plain = " ".join(s for s in sentences if not _ADMITS.search(s))
     if copied := _copied(plain, told or []):
         found.append(f"the answer repeats beecode's message to the model: {copied}")
     seen = "\n".join(outputs)

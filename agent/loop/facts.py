@@ -127,9 +127,12 @@ class FactsRecorder:
             )
         # A file a change failed on, then moved or deleted (an edit told to rename it, then mv):
         # the failed change no longer stands.
-        gone = {self._relative(key[5:]) for key in self._failures if key.startswith("file ")}
-        gone &= set(deleted)
-        failed = [f for key, f in self._failures.items() if self._relative(key[5:]) not in gone]
+        gone = set(deleted)
+        failed = [
+            line
+            for key, line in self._failures.items()
+            if not (key.startswith("file ") and self._relative(key[5:]) in gone)
+        ]
         return TurnFacts(created, changed, deleted, list(self.commands), failed)
 
     def _relative(self, path: str) -> str:

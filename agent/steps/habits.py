@@ -142,7 +142,6 @@ class ReadLedger:
     def __init__(self, registry: ToolRegistry, workspace: Path) -> None:
         self.registry, self.workspace = registry, workspace
         self.seen: set[Path] = set()
-        self.clobber_warned: set[tuple[Path, str]] = set()
         # Calls refused once: the same call again goes through, since then it is meant.
         self.asked: set[str] = set()
         self.created: set[Path] = set()  # files this session created: their tests are its own
@@ -193,9 +192,8 @@ class ReadLedger:
             # A one-line file rewritten whole is a fix more often than a loss.
             if len(kept) < 2 or kept & {line.strip() for line in content.splitlines()}:
                 continue
-            if (path, content) in self.clobber_warned:
+            if not self._asked_once(call):
                 return None
-            self.clobber_warned.add((path, content))
             kept_too = old if old.endswith("\n") else old + "\n"
             # The content that keeps them, in full: a small model copies text far better than
             # it follows "write its old lines too".
