@@ -1,8 +1,15 @@
-"""The edit tool: replace an exact string; a near miss shows the closest text so a retry can hit."""
+"""The edit tool: replace an exact string; a near miss shows the closest text so a retry can hit.
+
+An old that differs from the file's text only in whitespace (a small model writes a two-line
+function as one line) is matched loosely when the match is unique and the result still
+compiles: the change meant is plain, and a retry that copies the file's spacing rarely comes.
+"""
 
 from __future__ import annotations
 
 import difflib
+import re
+from pathlib import Path
 from typing import Any
 
 from tools.files import (
@@ -14,6 +21,7 @@ from tools.files import (
     unified_diff,
 )
 from tools.paths import move_command, shown_path
+from tools.textcodec import FileCodec
 from tools.textcodec import shown as shown_text
 from tools.tool import BOOL, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
 
@@ -60,6 +68,9 @@ class EditTool(BaseTool):
             raise ToolError(
                 f"old not found in {shown}: edit changes a file's text. " + _moved(shown, new, ctx)
             )
+        if not starts and (loose := _loosely(text, old, new, shown)):
+            after, where = loose
+            return _written(full, text, after, codec, shown, where)
         if not starts:
             raise ToolError(not_found(shown_text(text), old, shown))
         lines = [text.count("\n", 0, start) + 1 for start in starts]
@@ -68,17 +79,41 @@ class EditTool(BaseTool):
                 f"old occurs {len(starts)} times in {shown} (lines {_listed(lines)}); "
                 "add surrounding lines to make it unique, or set replace_all"
             )
-        after = text.replace(old, new)
-        atomic_write(full, after, codec, shown)
         if len(lines) == 1:
             where = f"1 replacement at line {lines[0]}"
         else:
             where = f"{len(lines)} replacements at lines {_listed(lines)}"
-        stored = f" (kept as {codec.note})" if codec.note else ""
-        return ToolResult(
-            f"edited {shown}: {where}{stored}" + syntax_note(shown, after),
-            meta={"path": shown, "diff": unified_diff(shown_text(text), shown_text(after), shown)},
-        )
+        return _written(full, text, text.replace(old, new), codec, shown, where)
+
+
+def _written(
+    full: Path, text: str, after: str, codec: FileCodec, shown: str, where: str
+) -> ToolResult:
+    atomic_write(full, after, codec, shown)
+    stored = f" (kept as {codec.note})" if codec.note else ""
+    return ToolResult(
+        f"edited {shown}: {where}{stored}" + syntax_note(shown, after),
+        meta={"path": shown, "diff": unified_diff(shown_text(text), shown_text(after), shown)},
+    )
+
+
+def _loosely(text: str, old: str, new: str, shown: str) -> tuple[str, str] | None:
+    """The text with old replaced where it matches but for whitespace, or None: the match must
+    be the only one, and a file that compiled must still compile (in Python, whitespace is
+    code: a body moved out of its block is not the change meant)."""
+    words = old.split()
+    if len(words) < 2:
+        return None
+    found = list(re.finditer(r"\s+".join(map(re.escape, words)), text))
+    if len(found) != 1:
+        return None
+    start, end = found[0].span()
+    after = text[:start] + new + text[end:]
+    if syntax_note(shown, after) and not syntax_note(shown, text):
+        return None
+    first, last = text.count("\n", 0, start) + 1, text.count("\n", 0, end) + 1
+    lines = f"line {first}" if first == last else f"lines {first}-{last}"
+    return after, f"1 replacement at {lines} (old matched but for whitespace)"
 
 
 def _moved(shown: str, new: str, ctx: ToolContext) -> str:

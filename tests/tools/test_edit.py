@@ -88,13 +88,36 @@ async def test_an_edit_of_the_file_name_is_told_the_mv_command(
     assert source.read_text() == SOURCE
 
 
-async def test_whitespace_only_difference_is_named(ctx: ToolContext, source: Path) -> None:
-    old = 'def greet(name):\n  print("hello", name)'
-    result = await edit.run({"path": "app.py", "old": old, "new": "x"}, ctx)
-    assert result.output == (
-        "old not found in app.py; lines 1-2 differ from it only in whitespace:\n"
-        '1\tdef greet(name):\n2\t    print("hello", name)'
+async def test_whitespace_only_difference_is_matched(ctx: ToolContext, source: Path) -> None:
+    # A two-line function written as one line, as a small model does.
+    old = 'def greet(name): print("hello", name)'
+    new = 'def greet(name): print("hi", name)'
+    result = await edit.run({"path": "app.py", "old": old, "new": new}, ctx)
+    assert (
+        result.output
+        == "edited app.py: 1 replacement at lines 1-2 (old matched but for whitespace)"
     )
+    assert source.read_text() == SOURCE.replace('def greet(name):\n    print("hello", name)', new)
+
+
+async def test_whitespace_difference_that_breaks_python_is_named(
+    ctx: ToolContext, source: Path
+) -> None:
+    # Matched loosely, the new line's indent would leave the next line out of the block.
+    old = 'def main():\n  greet("world")'
+    new = 'def main():\n  greet("sun")'
+    result = await edit.run({"path": "app.py", "old": old, "new": new}, ctx)
+    assert result.output == (
+        "old not found in app.py; lines 5-6 differ from it only in whitespace:\n"
+        '5\tdef main():\n6\t    greet("world")'
+    )
+    assert source.read_text() == SOURCE
+
+
+async def test_loose_match_must_be_unique(ctx: ToolContext, workspace: Path) -> None:
+    (workspace / "set.cfg").write_text("a = 1\nb = 2\na  =  1\n")
+    result = await edit.run({"path": "set.cfg", "old": "a =\t1", "new": "a = 3"}, ctx)
+    assert result.is_error and (workspace / "set.cfg").read_text() == "a = 1\nb = 2\na  =  1\n"
 
 
 async def test_nothing_close(ctx: ToolContext, source: Path) -> None:
