@@ -90,7 +90,6 @@ class Agent:
         self.messages += kept if vision else [text_only(m) for m in kept]  # resumed elsewhere
         self._runner = CallRunner(registry, permissions, ctx, session)
         self._task: asyncio.Task[TurnFinished] | None = None
-        self._cancelled = False
         # Read the next request's figures once (the runtime checks a prompt-cache restore).
         self.on_next_stats: Callable[[RequestStats], Notice | None] | None = None
         self._tools_sent: list[dict[str, Any]] = []
@@ -155,8 +154,9 @@ class Agent:
 
     def _finish(self, turn: TurnState, answer: str, reasoning: str = "") -> TurnFinished:
         """The answer, checked against the facts, kept as the policy shows it (see _finished)."""
-        facts = turn.facts.facts(self.session.id, self.session.turn_mark)
-        found = doubts(answer, facts, turn.facts.outputs, turn.facts.told)
+        seen = turn.facts
+        facts = seen.facts(self.session.id, self.session.turn_mark)
+        found = doubts(answer, facts, seen.outputs, seen.told, seen.workspace)
         facts = dataclasses.replace(facts, doubts=found)
         answer, facts = self.policy.kept_answer(answer, facts, turn.emit)
         # Reasoning goes back too: Qwen 3.6's template with preserve_thinking then re-reads

@@ -9,14 +9,18 @@ policy may leave them out, ``StepPolicy.kept_answer``):
 - a sentence claiming a change ("It is now true.") in a turn that changed no file;
 - "printed X" (or output, returned, shows) where no result of the turn holds X;
 - an answer that does not mention a failure while a failed step was not recovered;
-- an answer that repeats beecode's words to the model (an error or a hint) as its own.
+- an answer that repeats beecode's words to the model (an error or a hint) as its own;
+- a value or a line count claimed for a file the turn changed ("It is now true.", "notes.txt now
+  has four lines") that the file as it is now does not hold.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from agent.loop.facts import TurnFacts
+from tools.files import small_text
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n")
 _FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")
@@ -27,9 +31,18 @@ _CHANGE = re.compile(
     r"replaced|deleted|removed|appended|inserted|moved)\b"
     # A setting's new state ("debug is now true"); not "is enabled" or "is now running", which
     # describe what a read or a command showed.
-    r"|\b(?:is|are) now (?:set|enabled|disabled|true|false|on|off)\b",
+    r"|\b(?:is|are) now (?:set|enabled|disabled|true|false|on|off)\b"
+    # "Set port to 9090 in config.ini.": a report when it opens the sentence.
+    r"|^\W*(?:I\s+)?set\b.*\bto\b",
     re.I,
 )
+# A setting's value claimed ("now true", "to 9090"): the changed file must hold it.
+_VALUE = re.compile(
+    r"\b(?:now|to)\s+[\"'`]?(true|false|on|off|yes|no|enabled|disabled|-?\d+(?:\.\d+)?)\b", re.I
+)
+_LINES = re.compile(r"\b(?:has|have|contains?|holds?)\s+(\w+)\s+lines?\b", re.I)
+_NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+READ_BYTES = 64_000  # a changed file larger than this is not read for its values
 _COMMIT = re.compile(r"\bcommit", re.I)  # a commit changes no file in the workspace
 # The words of one of beecode's errors or hints, copied: a span this long is no coincidence.
 COPIED_WORDS = 6
@@ -46,10 +59,15 @@ _ADMITS = re.compile(
 
 
 def doubts(
-    answer: str, facts: TurnFacts, outputs: list[str], told: list[str] | None = None
+    answer: str,
+    facts: TurnFacts,
+    outputs: list[str],
+    told: list[str] | None = None,
+    workspace: Path | None = None,
 ) -> list[str]:
     """Each contradiction between the answer and the facts, in a line for the user. ``outputs``
-    are the turn's results, ``told`` beecode's errors and hints to the model among them."""
+    are the turn's results, ``told`` beecode's errors and hints to the model among them; the
+    files the turn changed are read from ``workspace``."""
     found: list[str] = []
     touched = set(facts.files) | {name.rsplit("/", 1)[-1] for name in facts.files}
     sentences = _SENTENCE_END.split(answer)
@@ -62,6 +80,8 @@ def doubts(
                 found.append(f"the answer names {name}, which this turn did not write")
         if not names and not touched and not _COMMIT.search(sentence):
             found.append(f"the answer claims a change ({sentence.strip()[:60]}); no file changed")
+    if workspace is not None:
+        found += _held(sentences, facts, workspace)
     # Quoting an error to explain a failure is an account; the same words as a report are not.
     plain = " ".join(s for s in sentences if not _ADMITS.search(s))
     if copied := _copied(plain, told or []):
@@ -89,3 +109,31 @@ def _copied(answer: str, told: list[str]) -> str:
         if run in heard:
             return " ".join(answer.split()[at : at + COPIED_WORDS])
     return ""
+
+
+def _held(sentences: list[str], facts: TurnFacts, workspace: Path) -> list[str]:
+    """Values and line counts claimed for the files the turn changed that the files do not
+    hold now. A sentence naming none of them speaks of them all."""
+    texts = {
+        name: text
+        for name in [*facts.created, *facts.changed]
+        if (text := small_text(workspace / name, READ_BYTES)) is not None
+    }
+    found: list[str] = []
+    for sentence in sentences:
+        if not texts or _ADMITS.search(sentence):
+            continue
+        named = {n: t for n, t in texts.items() if n in sentence or Path(n).name in sentence}
+        meant = named or texts
+        claim = _CHANGE.search(sentence) or re.search(r"\bnow\b", sentence, re.I)
+        for value in _VALUE.findall(sentence) if claim else []:
+            word = re.compile(rf"(?<![\w.-]){re.escape(value)}(?![\w.-])", re.I)
+            if not any(word.search(t) for t in meant.values()):
+                found.append(f"the answer says {value}; {', '.join(meant)} does not hold it")
+        for count in _LINES.findall(sentence) if len(meant) == 1 else []:
+            ((name, text),) = meant.items()
+            lines = len(text.splitlines())
+            said = _NUMBERS.index(count.lower()) if count.lower() in _NUMBERS else count
+            if str(said).isdigit() and int(said) != lines:
+                found.append(f"the answer says {name} has {count} lines; it has {lines}")
+    return found

@@ -97,3 +97,35 @@ def test_beecode_words_to_the_model_repeated_as_the_answer() -> None:
     # A program's own words may be quoted: only beecode's errors and hints are its words.
     trace = "NameError: name 'total' is not defined in line 3 of calc.py"
     assert doubts(f"Running it gave {trace}", TurnFacts(commands=RAN), [trace], []) == []
+
+
+def test_a_sentence_opening_with_set_claims_a_change() -> None:
+    # After a sed that matched nothing: the file is unchanged.
+    assert doubts("Set port to 9090 in config.ini.", TurnFacts(), []) == [
+        "the answer names config.ini, which this turn did not write"
+    ]
+    assert doubts("Set port to 9090 in config.ini.", TurnFacts(changed=["config.ini"]), []) == []
+
+
+def test_a_value_or_line_count_the_changed_file_does_not_hold(tmp_path: Path) -> None:
+    (tmp_path / "settings.toml").write_text("debug = false\n")
+    (tmp_path / "notes.txt").write_text("first\nsecond\nfourth\n")
+    toml, notes = TurnFacts(changed=["settings.toml"]), TurnFacts(changed=["notes.txt"])
+    assert doubts("It is now true.", toml, [], [], tmp_path) == [
+        "the answer says true; settings.toml does not hold it"
+    ]
+    assert doubts("Debug is now false.", toml, [], [], tmp_path) == []
+    assert doubts("notes.txt now contains four lines.", notes, [], [], tmp_path) == [
+        "the answer says notes.txt has four lines; it has 3"
+    ]
+    assert doubts("notes.txt now has 3 lines.", notes, [], [], tmp_path) == []
+    # A file the turn did not change is not read for what the answer says of it.
+    assert doubts("It is now true.", TurnFacts(), [], [], tmp_path) == [
+        "the answer claims a change (It is now true.); no file changed"
+    ]
+    # "to" a path or a name is no value; nor is a failure's account a claim.
+    both = TurnFacts(changed=["settings.toml", "notes.txt"])
+    assert doubts("Renamed notes.txt to todo.txt.", notes, [], [], tmp_path) == [
+        "the answer names todo.txt, which this turn did not write"
+    ]
+    assert doubts("Could not set debug to true.", both, [], [], tmp_path) == []
