@@ -41,7 +41,9 @@ from agent.steps.schema import (
     parse_step,
     step_format,
     step_tools,
+    with_path,
 )
+from agent.steps.task_words import words_refusal
 from tools.registry import ToolRegistry
 from tools.tool import ToolResult
 
@@ -77,13 +79,15 @@ class ConstrainedSteps(StepPolicy):
         self._last_call = ""  # the latest call that worked, as its name and arguments
         self._variations = 0  # calls in a row that worked, each a small variation of the last
         self._said_nothing = False  # the closing report was empty: the answer is beecode's
+        self._said: list[str] = []  # beecode's notes and questions to the model this turn
+        self._pin: str | None = None  # the path the next step must write
 
     def system(self, prompt: str) -> str:
         return with_guide(prompt, STEP_GUIDE)
 
     def start_turn(self) -> None:
         super().start_turn()
-        self._offer, self._said_nothing = "all", False
+        self._offer, self._said_nothing, self._said = "all", False, []
 
     def step(self, tools: list[dict[str, Any]]) -> Step:
         offer, self._offer = self._offer, "all"
@@ -106,7 +110,18 @@ class ConstrainedSteps(StepPolicy):
         if offer != "tools" or not offered:  # every tool banned: an empty schema is no grammar
             offered.add(ANSWER)
         callable_now = [t for t in described if _name(t) in offered]
+        if self._pin:  # the grammar holds the path; the prompt prefix stays the same
+            callable_now = [
+                with_path(t, self._pin) if _name(t) == "write" else t for t in callable_now
+            ]
+        self._pin = None
         return Step(described, step_format(callable_now), instruction or None)
+
+    def _write_next(self, path: str) -> None:
+        """The next step writes ``path``: a small model told which file to write writes
+        another, or the same wrong one again."""
+        self.watch.banned = frozenset(self.registry.names()) - {"write"}
+        self._offer, self._pin = "tools", path
 
     def _refused_by_mode(self) -> set[str]:
         """Tools the permission mode refuses whatever their arguments: plan mode runs reads
@@ -130,12 +145,19 @@ class ConstrainedSteps(StepPolicy):
 
     def refusal(self, call: Call) -> str | None:
         ledger = self.ledger
-        return (
-            ledger.clobbering_write(call)
+        if why := ledger.clobbering_write(call):  # it quotes the file, which may be copied
+            return why
+        why = (
+            words_refusal(call, ledger, self._said)
             or ledger.test_change(call)
             or ledger.copy_write(call)
             or ledger.folder_write(call)
         )
+        self._said.append(why or "")
+        if ledger.pin:
+            self._write_next(ledger.pin)
+            ledger.pin = None
+        return why
 
     def note(self, call: Call, kind: str | None, result: ToolResult) -> str:
         note = super().note(call, kind, result)
@@ -150,8 +172,8 @@ class ConstrainedSteps(StepPolicy):
         if failed and call.name == "bash" and (missing := self.ledger.missing(result.output)):
             note += f"\n[{missing} does not exist yet; write creates it.]"
             if missing in self.ledger.task:  # a file the task asks for: the next step writes it
-                self.watch.banned = frozenset(self.registry.names()) - {"write"}
-                self._offer = "tools"
+                self._write_next(missing)
+        self._said.append(note)
         self._last_result = result.output + note
         self._watch_variations(call, failed)
         done_kind = kind == "edit" or result.meta.get("exit_code") == 0

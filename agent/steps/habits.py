@@ -146,6 +146,7 @@ class ReadLedger:
         self.asked: set[str] = set()
         self.created: set[Path] = set()  # files this session created: their tests are its own
         self.task = ""  # the user's words this turn: the file names they hold
+        self.pin: str | None = None  # the path a refusal told the model to write
 
     def kind(self, call: Call) -> str | None:
         tool = self.registry.get(call.name)
@@ -192,7 +193,7 @@ class ReadLedger:
             # A one-line file rewritten whole is a fix more often than a loss.
             if len(kept) < 2 or kept & {line.strip() for line in content.splitlines()}:
                 continue
-            if not self._asked_once(call):
+            if not self.asked_once(call):
                 return None
             kept_too = old if old.endswith("\n") else old + "\n"
             # The content that keeps them, in full: a small model copies text far better than
@@ -204,7 +205,7 @@ class ReadLedger:
             )
         return None
 
-    def _asked_once(self, call: Call) -> bool:
+    def asked_once(self, call: Call) -> bool:
         """Whether this exact call is new, and now recorded (refused once, it goes through)."""
         said = f"{call.name} {json.dumps(call.arguments, sort_keys=True)}"
         new = said not in self.asked
@@ -217,7 +218,7 @@ class ReadLedger:
             return None
         for path in self._paths(call):
             tests = TEST_FILE.match(path.name) and path.is_file() and path not in self.created
-            if tests and self._asked_once(call):
+            if tests and self.asked_once(call):
                 return (
                     f"{path.name} is a test: to make it pass, change the code it tests, not the "
                     "test. To change the test itself, send the same call again"
@@ -237,13 +238,14 @@ class ReadLedger:
         said_folder = re.search(folder, self.task, re.I) is not None
         if any(p.exists() for p in self._paths(call)):
             return None
-        if not self._asked_once(call) and not said_folder:
+        if not self.asked_once(call) and not said_folder:
             return None
         # The file the task names, as the path to write: a small model copies a path it is
         # given, and copied "docs/FILE" into the content when given that.
         named = [f for f in TASK_FILE.findall(self.task) if not (self.workspace / f).exists()]
         inside = next((f if f.startswith(f"{name}/") else f"{name}/{f}" for f in named), "")
         where = f"write {inside}" if inside else f"write a path in it: {name}/ and the file's name"
+        self.pin = inside if said_folder and inside else None
         again = "" if said_folder else ". To write a file named so, send the same write again"
         return (
             f"{name} has no suffix. For a folder {name} with a file in it, {where} (the folder "
@@ -264,7 +266,7 @@ class ReadLedger:
                     continue
                 if (small_text(other, SHOWN_FILE_BYTES) or "").strip() != content.strip():
                     continue
-                if self._asked_once(call):
+                if self.asked_once(call):
                     src, dst = (str(p.relative_to(self.workspace)) for p in (other, path))
                     return (
                         f"this write copies {src}, which stays. To move it, run in bash: "

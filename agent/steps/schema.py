@@ -145,3 +145,14 @@ def parse_step(text: str) -> str | ParsedCall:
     if call.name == ANSWER and call.arguments is not None:
         return str(call.arguments.get("text", ""))
     return call
+
+
+def with_path(tool: dict[str, Any], path: str) -> dict[str, Any]:
+    """The tool with its ``path`` argument held to one value, for the grammar of one step."""
+    function = tool["function"]
+    parameters = function.get("parameters") or {}
+    properties = {**parameters.get("properties", {}), "path": {"type": "string", "const": path}}
+    return {
+        **tool,
+        "function": {**function, "parameters": {**parameters, "properties": properties}},
+    }

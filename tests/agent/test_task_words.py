@@ -1,0 +1,126 @@
+"""Calls made of the turn's words rather than its work, in constrained mode: content copied from
+beecode's notes, the task echoed, a line replaced where the task says append, the task's text in
+other letter case; and the path the next step must write, held by its grammar."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agent.model.scripted import Request, text
+from agent.steps.task_words import asked_text
+from tests.agent.loop_kit import Face, make_agent, offered, results
+
+DONE = '"done"'
+
+
+def step(name: str, **arguments: object) -> str:
+    return json.dumps({"name": name, "arguments": arguments})
+
+
+def write_path(request: Request) -> Any:
+    """The schema a step's write call holds its path to."""
+    assert request.reply_format.schema is not None
+    for branch in request.reply_format.schema["anyOf"]:
+        if branch["properties"]["name"]["const"] == "write":
+            return branch["properties"]["arguments"]["properties"]["path"]
+    raise AssertionError("write is not offered")
+
+
+def test_the_text_a_task_names_for_a_file() -> None:
+    assert asked_text("create a.txt containing 1, then copy it to b.txt", "a.txt") == "1"
+    assert asked_text("make notes.txt with the text: buy milk", "notes.txt") == "buy milk"
+    assert asked_text("a folder docs with a file index.md containing # Docs", "docs/index.md") == (
+        "# Docs"
+    )
+    assert asked_text("write 'version 2' into a new file VERSION", "VERSION") == "version 2"
+    assert asked_text("put out/log.txt in it saying empty", "out/log.txt") == "empty"
+    assert asked_text("copy a.txt to b.txt", "b.txt") is None
+
+
+async def test_content_copied_from_a_note_is_refused_and_the_path_held(ws: Path) -> None:
+    """Told that write creates a.txt, the 0.5B model wrote a.txt holding "write creates it."."""
+    replies = [
+        step("bash", command="cp a.txt b.txt"),
+        step("write", path="a.txt", content="write creates it."),  # refused: beecode's note
+        step("write", path="a.txt", content="1\n"),
+        '"continue"',
+        step("bash", command="cp a.txt b.txt"),
+        DONE,
+        step("answer", text="a.txt and b.txt hold 1."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    finished = await agent.run_turn("create a.txt containing 1, then copy it to b.txt", Face())
+
+    assert offered(model.requests[1]) == {"write"}
+    assert write_path(model.requests[1]) == {"type": "string", "const": "a.txt"}
+    assert results(agent)[1] == (
+        "Error: this content is beecode's note to you, not text for the file: the task asks "
+        "for '1'; write that. Fix the call and try again."
+    )
+    assert "const" not in write_path(model.requests[2])  # held for one step only
+    assert (ws / "a.txt").read_text() == (ws / "b.txt").read_text() == "1\n"
+    assert finished.stop_reason == "done" and finished.facts.failed == []
+
+
+async def test_the_task_echoed_is_refused(ws: Path) -> None:
+    task = "append fourth to notes.txt and then tell me how many lines it has"
+    (ws / "notes.txt").write_text("first\nsecond\nthird\n")
+    replies = [
+        step("bash", command=f"echo '{task}'"),
+        step("bash", command="echo fourth >> notes.txt"),
+        DONE,
+        step("answer", text="notes.txt has 4 lines."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    finished = await agent.run_turn(task, Face())
+
+    assert results(agent)[0].startswith("Error: this repeats the task's words")
+    assert (ws / "notes.txt").read_text() == "first\nsecond\nthird\nfourth\n"
+    assert finished.final_text == "notes.txt has 4 lines." and finished.facts.doubts == []
+
+
+async def test_a_line_replaced_where_the_task_says_append_is_asked_once(ws: Path) -> None:
+    (ws / "notes.txt").write_text("first\nsecond\nthird\n")
+    replace = step("edit", path="notes.txt", old="third", new="fourth")
+    replies = [step("read", path="notes.txt"), replace, replace, DONE, step("answer", text="ok")]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("append the line fourth to notes.txt", Face())
+
+    assert results(agent)[1] == (
+        "Error: this edit replaces 'third' in notes.txt. To append 'fourth' as a new last line, "
+        "run in bash: echo fourth >> notes.txt. To replace it, send the same edit again"
+    )
+    # Sent again, it is meant.
+    assert (ws / "notes.txt").read_text() == "first\nsecond\nfourth\n"
+
+
+async def test_the_tasks_text_in_other_letter_case_is_asked_once(ws: Path) -> None:
+    replies = [
+        step("write", path="notes.txt", content="Buy milk\n"),
+        step("write", path="notes.txt", content="buy milk\n"),
+        DONE,
+        step("answer", text="Wrote notes.txt."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("make notes.txt with the text: buy milk", Face())
+
+    assert results(agent)[0].startswith(
+        "Error: the task asks for notes.txt to hold 'buy milk', and this content is 'Buy milk'."
+    )
+    assert (ws / "notes.txt").read_text() == "buy milk\n"
+
+
+async def test_a_folder_the_task_names_holds_the_next_write_to_its_file(ws: Path) -> None:
+    replies = [
+        step("write", path="docs", content="# Docs"),  # refused: a folder by the task's words
+        step("write", path="docs/index.md", content="# Docs\n"),
+        DONE,
+        step("answer", text="Made docs/index.md."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("create a folder docs with a file index.md containing # Docs", Face())
+
+    assert write_path(model.requests[1]) == {"type": "string", "const": "docs/index.md"}
+    assert (ws / "docs" / "index.md").read_text() == "# Docs\n"
