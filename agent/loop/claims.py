@@ -51,7 +51,10 @@ _PRINTED = re.compile(
     r"\s*(?:out\s*)?:?\s*[\"'`]?([^\s\"'`,;]+)",
     re.I,
 )
-_NOT_A_VALUE = frozenset({"nothing", "no", "a", "an", "the", "it", "that", "this", "to", "in"})
+# "the output was printed": no value
+_NOT_A_VALUE = frozenset(
+    "nothing no a an the it that this to in was is were are successfully correctly".split()
+)
 _ADMITS = re.compile(
     r"\b(fail\w*|error\w*|not|couldn\S*|cannot|can't|unable|didn\S*|wasn\S*|still|wrong)\b",
     re.I,
@@ -114,10 +117,11 @@ def _copied(answer: str, told: list[str]) -> str:
 def _held(sentences: list[str], facts: TurnFacts, workspace: Path) -> list[str]:
     """Values and line counts claimed for the files the turn changed that the files do not
     hold now. A sentence naming none of them speaks of them all."""
+    mentioned = {n for s in sentences for n in _FILE.findall(s)}  # one read, not changed, too
     texts = {
         name: text
-        for name in [*facts.created, *facts.changed]
-        if (text := small_text(workspace / name, READ_BYTES)) is not None
+        for name in dict.fromkeys([*facts.created, *facts.changed, *mentioned])
+        if (text := _text(workspace, name)) is not None
     }
     found: list[str] = []
     for sentence in sentences:
@@ -134,6 +138,13 @@ def _held(sentences: list[str], facts: TurnFacts, workspace: Path) -> list[str]:
             ((name, text),) = meant.items()
             lines = len(text.splitlines())
             said = _NUMBERS.index(count.lower()) if count.lower() in _NUMBERS else count
-            if str(said).isdigit() and int(said) != lines:
+            # wc -l counts newlines: a last line without one is counted by either reading.
+            if str(said).isdigit() and int(said) not in (lines, text.count("\n")):
                 found.append(f"the answer says {name} has {count} lines; it has {lines}")
     return found
+
+
+def _text(workspace: Path, name: str) -> str | None:
+    path = workspace / name
+    inside = path.resolve().is_relative_to(workspace.resolve())
+    return small_text(path, READ_BYTES) if inside and path.is_file() else None

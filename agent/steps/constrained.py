@@ -12,7 +12,9 @@ shows the last result, then the answer. A step object is never streamed: its ans
 checked against the turn's facts, and left out for them when they contradict it. After a step
 that may have finished the task (its calls worked, one a change or a command that exited 0) and
 needs no check first, the next request is the choice "done" or "continue", for that request
-only: done leads to the report, continue to a step that must call a tool.
+only: done leads to the report, continue to a step that must call a tool. Where beecode names
+the file the task asks for (a missing one, the file inside a folder), the next step may only
+write, and its grammar holds the path.
 
 ``AutoSteps`` is native until the model's native calls prove invalid, then constrained.
 """
@@ -81,6 +83,7 @@ class ConstrainedSteps(StepPolicy):
         self._said_nothing = False  # the closing report was empty: the answer is beecode's
         self._said: list[str] = []  # beecode's notes and questions to the model this turn
         self._pin: str | None = None  # the path the next step must write
+        self._asked_ids: set[str] = set()  # calls refused as a question to the model
 
     def system(self, prompt: str) -> str:
         return with_guide(prompt, STEP_GUIDE)
@@ -145,15 +148,15 @@ class ConstrainedSteps(StepPolicy):
 
     def refusal(self, call: Call) -> str | None:
         ledger = self.ledger
-        if why := ledger.clobbering_write(call):  # it quotes the file, which may be copied
-            return why
-        why = (
+        # The clobbering write's question quotes the file, which the model is to copy.
+        why = ledger.clobbering_write(call) or (
             words_refusal(call, ledger, self._said)
             or ledger.test_change(call)
             or ledger.copy_write(call)
             or ledger.folder_write(call)
         )
-        self._said.append(why or "")
+        self._said.append(why if why and not why.startswith("this write would") else "")
+        self._asked_ids.add(call.id if why else "")
         if ledger.pin:
             self._write_next(ledger.pin)
             ledger.pin = None
@@ -161,6 +164,10 @@ class ConstrainedSteps(StepPolicy):
 
     def note(self, call: Call, kind: str | None, result: ToolResult) -> str:
         note = super().note(call, kind, result)
+        if call.id in self._asked_ids and call.name in self.watch.failing:
+            # A question asked twice is no failure waiting for a fix: the tool sits out a step.
+            self.watch.failing -= {call.name}
+            self.watch.banned |= {call.name}
         if note == DONE_NOTE:
             note = ""  # the turn ends with the report now; a small model would copy the note
         if _fed_back(self._change_said, call):

@@ -20,6 +20,7 @@
   name from elsewhere must be sent twice, and the refusal gives the mv command (asked to move
   app.py into lib/, a small model writes lib/app.py and leaves app.py); so must a write of a new
   file named like a folder (the model writes the file docs for "a folder docs with index.md").
+- Copy nothing of beecode's words or the task's into the work: ``agent.steps.task_words``.
 - Know when to stop: a 0.5B model in constrained mode practically never picks the answer step;
   it repeats its last successful call instead. That repeat (same call, same result) means it has
   nothing left to do, so the turn ends with the model's report, asked for as an answer step.
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.model.reply import Call
+from agent.steps.task_words import asked_text
 from tools.files import small_text
 from tools.paths import move_command
 from tools.registry import ToolRegistry
@@ -245,6 +247,8 @@ class ReadLedger:
         named = [f for f in TASK_FILE.findall(self.task) if not (self.workspace / f).exists()]
         inside = next((f if f.startswith(f"{name}/") else f"{name}/{f}" for f in named), "")
         where = f"write {inside}" if inside else f"write a path in it: {name}/ and the file's name"
+        if said_folder and inside and (text := asked_text(self.task, inside)):
+            where += f" holding {text!r}"  # the path is held; the content is what it gets wrong
         self.pin = inside if said_folder and inside else None
         again = "" if said_folder else ". To write a file named so, send the same write again"
         return (

@@ -8,23 +8,30 @@ line with the new one. Each check here reads a call against those words:
   with the text the task names for the file when it names one;
 - a command or content holding the task's opening words is refused every time (an instruction
   echoed is no step toward it);
-- in a task that says append, an edit replacing a whole line with another is asked once, with
-  the command that appends;
+- in a task that says append, an edit replacing a whole line with another is refused every
+  time, with the command that appends (asked once, the model sent the same edit again);
+- an edit whose old is the reply format's worked example, not text of the file, is refused;
 - a write of the text the task names for the file, in other letter case, is asked once.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.model.reply import Call
-from agent.steps.habits import FILE_TOOLS, ReadLedger
+from agent.steps.schema import STEP_GUIDE
 from tools.files import small_text
+
+if TYPE_CHECKING:  # the habits ask here for the text a task names
+    from agent.steps.habits import ReadLedger
 
 COPIED_WORDS = 5  # a run this long of beecode's words in a file's content is no coincidence
 ECHOED_WORDS = 6  # the task's opening words, this many, in a call: the task echoed
+READ_BYTES = 64_000  # a larger file is not read for these checks
 APPEND = re.compile(r"\bappend|\bto the end\b|\badd (?:a |the )?(?:new )?line\b", re.I)
 # "a.txt containing 1", "notes.txt with the text: buy milk", "out/log.txt in it saying empty"
 _AFTER_NAME = r"(?:\s+in it)?\s+(?:containing|saying|with (?:the )?(?:text|content)s?:?)\s+"
@@ -36,14 +43,37 @@ def words_refusal(call: Call, ledger: ReadLedger, said: list[str]) -> str | None
     ``said`` is what beecode told the model this turn."""
     task, args = ledger.task, call.arguments or {}
     content = args.get("content", args.get("new"))
-    if call.name in FILE_TOOLS and isinstance(content, str) and copied_note(content, said, task):
-        asked = asked_text(task, str(args.get("path", "")))
-        wanted = f"the task asks for {asked!r}; write that" if asked else "write what the task asks"
-        return f"this content is beecode's note to you, not text for the file: {wanted}"
+    if call.name in ("write", "edit") and isinstance(content, str):
+        if copied_note(content, said, task):
+            asked = asked_text(task, str(args.get("path", "")))
+            wanted = f"the task asks for {asked!r}; write that" if asked else "write what it asks"
+            return f"this content is beecode's note to you, not text for the file: {wanted}"
+    command = args.get("command")
+    if call.name == "bash" and isinstance(command, str):
+        echoed = re.match(r"\s*(?:echo|printf)\s+(.*)", command, re.S)
+        suggested = any(_flat(command) in _flat(s) for s in said)  # "run in bash: echo ..."
+        if echoed and not suggested and copied_note(echoed.group(1), said, task):
+            return "this echoes beecode's note to you: take the task's next step instead"
     if echoed_task(call, task):
         return "this repeats the task's words: take the task's first step instead"
-    asked = replaced_line(call, task, ledger.workspace) or other_case(call, task)
+    if example := _example_edit(call, ledger.workspace):
+        return example
+    if appended := replaced_line(call, task, ledger.workspace):
+        return appended
+    asked = other_case(call, task)
     return asked if asked and ledger.asked_once(call) else None
+
+
+def _example_edit(call: Call, workspace: Path) -> str | None:
+    """Why an edit whose old is the worked example's and not in the file is refused, or None."""
+    old, path = (call.arguments or {}).get("old"), (call.arguments or {}).get("path")
+    if call.name != "edit" or not isinstance(old, str) or not isinstance(path, str):
+        return None
+    if f'"old": {json.dumps(old)}' not in STEP_GUIDE or old in (
+        small_text(workspace / path, READ_BYTES) or ""
+    ):
+        return None
+    return f"old {old!r} is the reply format's example, not text of {path}: copy old from {path}"
 
 
 def _flat(text: str) -> str:
@@ -65,12 +95,14 @@ def asked_text(task: str, path: str) -> str | None:
 def copied_note(content: str, said: list[str], task: str) -> bool:
     """Whether the content is beecode's words to the model: within a note or a refusal of this
     turn, or holding a long run of one. The task's own words (a note may quote them) are not."""
-    flat, heard = _flat(content.strip(" .[]\n")), [_flat(s) for s in said if s.strip()]
-    if flat in _flat(task):
+    heard = [_flat(s) for s in said if s.strip()]
+    if _flat(content) in _flat(task):
         return False
-    if len(flat.split()) >= 2 and any(flat in h for h in heard):
-        return True
-    words = flat.split()
+    for line in content.splitlines():  # "write creates it." then "[exit code 1]": copied
+        flat = _flat(line.strip(" .[]'\""))
+        if len(flat.split()) >= 2 and flat not in _flat(task) and any(flat in h for h in heard):
+            return True
+    words = _flat(content).split()
     runs = (" ".join(words[at : at + COPIED_WORDS]) for at in range(len(words) - COPIED_WORDS + 1))
     return any(run in h for run in runs for h in heard)
 
@@ -94,17 +126,15 @@ def replaced_line(call: Call, task: str, workspace: Path) -> str | None:
         return None
     if not (isinstance(old, str) and isinstance(new, str) and isinstance(path, str)):
         return None
-    text = small_text(workspace / path, 64_000) or ""
+    text = small_text(workspace / path, READ_BYTES) or ""
     if not old.strip() or old in new or old.strip() not in (s.strip() for s in text.splitlines()):
         return None
     if text.endswith("\n"):
         how = f"run in bash: echo {shlex.quote(new.strip())} >> {shlex.quote(path)}"
     else:
         how = f"edit with old {old!r} and new {old + chr(10) + new!r}"
-    return (
-        f"this edit replaces {old.strip()!r} in {path}. To append {new.strip()!r} as a new last "
-        f"line, {how}. To replace it, send the same edit again"
-    )
+    line = f"To append {new.strip()!r} as a new last line, {how}"
+    return f"this edit replaces {old.strip()!r} in {path}. {line}"
 
 
 def other_case(call: Call, task: str) -> str | None:

@@ -41,6 +41,7 @@ def test_a_run_said_to_print_what_it_did_not() -> None:
         "the answer says something printed 5; this turn ran no command"
     ]
     assert doubts("It printed nothing.", facts, [""]) == []
+    assert doubts("The output was printed.", facts, [""]) == []
 
 
 def test_success_claimed_after_an_unrecovered_failure() -> None:
@@ -119,6 +120,12 @@ def test_a_value_or_line_count_the_changed_file_does_not_hold(tmp_path: Path) ->
         "the answer says notes.txt has four lines; it has 3"
     ]
     assert doubts("notes.txt now has 3 lines.", notes, [], [], tmp_path) == []
+    # Named, the file is read though the turn did not change it.
+    assert doubts("notes.txt now has 4 lines.", TurnFacts(), [], [], tmp_path) == [
+        "the answer says notes.txt has 4 lines; it has 3"
+    ]
+    (tmp_path / "data.txt").write_text("a\nb\nc")  # wc -l says 2: either count stands
+    assert doubts("data.txt has 2 lines.", TurnFacts(), [], [], tmp_path) == []
     # A file the turn did not change is not read for what the answer says of it.
     assert doubts("It is now true.", TurnFacts(), [], [], tmp_path) == [
         "the answer claims a change (It is now true.); no file changed"

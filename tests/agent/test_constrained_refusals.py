@@ -115,7 +115,7 @@ async def test_a_new_file_named_like_a_folder_is_asked_about_once(ws: Path) -> N
 
     assert results(agent)[1] == (
         "Error: docs has no suffix. For a folder docs with a file in it, write docs/index.md "
-        "(the folder is made). Fix the call and try again."
+        "holding '# Docs' (the folder is made). Fix the call and try again."
     )
     # The task calls docs a folder: the same write again is refused again.
     assert results(agent)[2].startswith(results(agent)[1]) and not (ws / "docs").is_file()

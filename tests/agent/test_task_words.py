@@ -43,7 +43,8 @@ async def test_content_copied_from_a_note_is_refused_and_the_path_held(ws: Path)
     """Told that write creates a.txt, the 0.5B model wrote a.txt holding "write creates it."."""
     replies = [
         step("bash", command="cp a.txt b.txt"),
-        step("write", path="a.txt", content="write creates it."),  # refused: beecode's note
+        # Refused: beecode's note, and the last result's status line after it.
+        step("write", path="a.txt", content="write creates it. \n[exit code 1]"),
         step("write", path="a.txt", content="1\n"),
         '"continue"',
         step("bash", command="cp a.txt b.txt"),
@@ -69,6 +70,7 @@ async def test_the_task_echoed_is_refused(ws: Path) -> None:
     (ws / "notes.txt").write_text("first\nsecond\nthird\n")
     replies = [
         step("bash", command=f"echo '{task}'"),
+        step("bash", command="echo \"this repeats the task's words: take the task's first step\""),
         step("bash", command="echo fourth >> notes.txt"),
         DONE,
         step("answer", text="notes.txt has 4 lines."),
@@ -77,23 +79,33 @@ async def test_the_task_echoed_is_refused(ws: Path) -> None:
     finished = await agent.run_turn(task, Face())
 
     assert results(agent)[0].startswith("Error: this repeats the task's words")
+    assert results(agent)[1].startswith("Error: this echoes beecode's note to you")
     assert (ws / "notes.txt").read_text() == "first\nsecond\nthird\nfourth\n"
     assert finished.final_text == "notes.txt has 4 lines." and finished.facts.doubts == []
 
 
-async def test_a_line_replaced_where_the_task_says_append_is_asked_once(ws: Path) -> None:
+async def test_a_line_replaced_where_the_task_says_append_is_refused(ws: Path) -> None:
     (ws / "notes.txt").write_text("first\nsecond\nthird\n")
     replace = step("edit", path="notes.txt", old="third", new="fourth")
-    replies = [step("read", path="notes.txt"), replace, replace, DONE, step("answer", text="ok")]
-    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
-    await agent.run_turn("append the line fourth to notes.txt", Face())
+    replies = [
+        step("read", path="notes.txt"),
+        replace,
+        replace,  # refused again: asked once, the 0.5B model sent the same edit again
+        step("bash", command="echo fourth >> notes.txt"),
+        DONE,
+        step("answer", text="ok"),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    finished = await agent.run_turn("append the line fourth to notes.txt", Face())
 
     assert results(agent)[1] == (
         "Error: this edit replaces 'third' in notes.txt. To append 'fourth' as a new last line, "
-        "run in bash: echo fourth >> notes.txt. To replace it, send the same edit again"
+        "run in bash: echo fourth >> notes.txt. Fix the call and try again."
     )
-    # Sent again, it is meant.
-    assert (ws / "notes.txt").read_text() == "first\nsecond\nfourth\n"
+    assert results(agent)[2].startswith(results(agent)[1])
+    assert "edit" not in offered(model.requests[3])  # the same failure twice: edit is out
+    assert (ws / "notes.txt").read_text() == "first\nsecond\nthird\nfourth\n"
+    assert finished.stop_reason == "done" and finished.facts.failed == []
 
 
 async def test_the_tasks_text_in_other_letter_case_is_asked_once(ws: Path) -> None:
