@@ -219,7 +219,7 @@ def judged(
         "stop": result["stop_reason"],
         "steps": len(turns),
         "calls": [
-            f"{c['name']} {json.dumps(c.get('arguments'))[:70]}" for c in result["tool_calls"]
+            f"{c['name']} {json.dumps(c.get('arguments'))[:400]}" for c in result["tool_calls"]
         ],
         "answer": result["result"][:200],
         "doubts": result.get("doubts", []),  # where beecode's facts contradict the answer
