@@ -10,6 +10,7 @@ policy may leave them out, ``StepPolicy.kept_answer``):
 - "printed X" (or output, returned, shows) where no result of the turn holds X;
 - an answer that does not mention a failure while a failed step was not recovered;
 - an answer that repeats beecode's words to the model (an error or a hint) as its own;
+- tests said to pass that no command of the turn ran to exit 0;
 - a value or a line count claimed for a file the turn changed ("It is now true.", "notes.txt now
   has four lines") that the file as it is now does not hold.
 """
@@ -41,6 +42,9 @@ _VALUE = re.compile(
     r"\b(?:now|to)\s+[\"'`]?(true|false|on|off|yes|no|enabled|disabled|-?\d+(?:\.\d+)?)\b", re.I
 )
 _LINES = re.compile(r"\b(?:has|have|contains?|holds?)\s+(\w+)\s+lines?\b", re.I)
+_PASSES = re.compile(
+    r"\btests?\b.*\bpass(?:es|ed)?\b|\bpass(?:es|ed)? (?:the |all )?tests?\b", re.I
+)
 _NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 READ_BYTES = 64_000  # a changed file larger than this is not read for its values
 _COMMIT = re.compile(r"\bcommit", re.I)  # a commit changes no file in the workspace
@@ -83,6 +87,7 @@ def doubts(
                 found.append(f"the answer names {name}, which this turn did not write")
         if not names and not touched and not _COMMIT.search(sentence):
             found.append(f"the answer claims a change ({sentence.strip()[:60]}); no file changed")
+    found += _passed(sentences, facts)
     if workspace is not None:
         found += _held(sentences, facts, workspace)
     # Quoting an error to explain a failure is an account; the same words as a report are not.
@@ -112,6 +117,26 @@ def _copied(answer: str, told: list[str]) -> str:
         if run in heard:
             return " ".join(answer.split()[at : at + COPIED_WORDS])
     return ""
+
+
+def _passed(sentences: list[str], facts: TurnFacts) -> list[str]:
+    """Tests said to pass that no command of the turn ran to exit 0: "test_calc.py passed"
+    after a run of calc.py, which tests nothing."""
+    found: list[str] = []
+    passed = [c.command for c in facts.commands if c.exit_code == 0]
+    for sentence in sentences:
+        names = [n for n in _FILE.findall(sentence) if "test" in n.lower()]
+        said = _PASSES.search(sentence) or (names and re.search(r"\bpass(?:es|ed)?\b", sentence))
+        if not said or _ADMITS.search(sentence):
+            continue
+        ran = [n for n in names if any(Path(n).name in c for c in passed)]
+        tested = any(re.search(r"test|check", c, re.I) for c in passed)
+        for name in names if names else ([] if tested else ["the tests"]):
+            if name not in ran:
+                found.append(
+                    f"the answer says {name} passed; no command this turn ran it to exit 0"
+                )
+    return found
 
 
 def _held(sentences: list[str], facts: TurnFacts, workspace: Path) -> list[str]:

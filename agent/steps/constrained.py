@@ -45,7 +45,7 @@ from agent.steps.schema import (
     step_tools,
     with_path,
 )
-from agent.steps.task_words import words_refusal
+from agent.steps.task_words import missing_note, words_refusal
 from tools.registry import ToolRegistry
 from tools.tool import ToolResult
 
@@ -177,7 +177,7 @@ class ConstrainedSteps(StepPolicy):
         self._change_said = result.output if kind == "edit" and not result.is_error else ""
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
         if failed and call.name == "bash" and (missing := self.ledger.missing(result.output)):
-            note += f"\n[{missing} does not exist yet; write creates it.]"
+            note += missing_note(missing, self.ledger.task)
             if missing in self.ledger.task:  # a file the task asks for: the next step writes it
                 self._write_next(missing)
         self._said.append(note)

@@ -20,7 +20,6 @@
   name from elsewhere must be sent twice, and the refusal gives the mv command (asked to move
   app.py into lib/, a small model writes lib/app.py and leaves app.py); so must a write of a new
   file named like a folder (the model writes the file docs for "a folder docs with index.md").
-- Copy nothing of beecode's words or the task's into the work: ``agent.steps.task_words``.
 - Know when to stop: a 0.5B model in constrained mode practically never picks the answer step;
   it repeats its last successful call instead. That repeat (same call, same result) means it has
   nothing left to do, so the turn ends with the model's report, asked for as an answer step.
@@ -242,11 +241,15 @@ class ReadLedger:
             return None
         if not self.asked_once(call) and not said_folder:
             return None
-        # The file the task names, as the path to write: a small model copies a path it is
-        # given, and copied "docs/FILE" into the content when given that.
-        named = [f for f in TASK_FILE.findall(self.task) if not (self.workspace / f).exists()]
+        # The file the task names, as the path to write: a small model copies a path it is given.
+        files = TASK_FILE.findall(self.task)
+        named = [f for f in files if not (self.workspace / f).exists()]
         inside = next((f if f.startswith(f"{name}/") else f"{name}/{f}" for f in named), "")
         where = f"write {inside}" if inside else f"write a path in it: {name}/ and the file's name"
+        moved = next((f for f in files if (self.workspace / f).is_file()), "")
+        if not inside and moved and re.search(r"\bmove|\bmv\b", self.task, re.I):
+            into = f"{name}/{Path(moved).name}"  # "move app.py into a folder src"
+            where = f"run in bash: {move_command(moved, into, self.workspace)}"
         if said_folder and inside and (text := asked_text(self.task, inside)):
             where += f" holding {text!r}"  # the path is held; the content is what it gets wrong
         self.pin = inside if said_folder and inside else None

@@ -11,7 +11,9 @@ line with the new one. Each check here reads a call against those words:
 - in a task that says append, an edit replacing a whole line with another is refused every
   time, with the command that appends (asked once, the model sent the same edit again);
 - an edit whose old is the reply format's worked example, not text of the file, is refused;
-- a write of the text the task names for the file, in other letter case, is asked once.
+- a write of the text the task names for the file, in other letter case, is refused every
+  time (asked once, the model sent the same write again).
+The refusals give the step to send where the task names the file's text.
 """
 
 from __future__ import annotations
@@ -45,9 +47,12 @@ def words_refusal(call: Call, ledger: ReadLedger, said: list[str]) -> str | None
     content = args.get("content", args.get("new"))
     if call.name in ("write", "edit") and isinstance(content, str):
         if copied_note(content, said, task):
-            asked = asked_text(task, str(args.get("path", "")))
-            wanted = f"the task asks for {asked!r}; write that" if asked else "write what it asks"
-            return f"this content is beecode's note to you, not text for the file: {wanted}"
+            path = str(args.get("path", ""))
+            asked = asked_text(task, path)
+            wanted = (
+                f"the task asks for: {write_call(path, asked)}" if asked else "write what it asks"
+            )
+            return f"this content is beecode's note to you, not text for the file; {wanted}"
     command = args.get("command")
     if call.name == "bash" and isinstance(command, str):
         echoed = re.match(r"\s*(?:echo|printf)\s+(.*)", command, re.S)
@@ -60,8 +65,21 @@ def words_refusal(call: Call, ledger: ReadLedger, said: list[str]) -> str | None
         return example
     if appended := replaced_line(call, task, ledger.workspace):
         return appended
-    asked = other_case(call, task)
-    return asked if asked and ledger.asked_once(call) else None
+    return other_case(call, task)
+
+
+def write_call(path: str, text: str) -> str:
+    """The write step that puts ``text`` in ``path``, for a small model to copy (it copies a
+    whole step far better than it follows a description of one)."""
+    arguments = {"path": path, "content": text + "\n"}
+    return json.dumps({"name": "write", "arguments": arguments})
+
+
+def missing_note(missing: str, task: str) -> str:
+    """The note after a command failed on a file the workspace lacks."""
+    asked = asked_text(task, missing)
+    made = f"the task asks for: {write_call(missing, asked)}" if asked else "write creates it"
+    return f"\n[{missing} does not exist yet; {made}.]"
 
 
 def _example_edit(call: Call, workspace: Path) -> str | None:
@@ -148,5 +166,5 @@ def other_case(call: Call, task: str) -> str | None:
         return None
     return (
         f"the task asks for {path} to hold {asked!r}, and this content is {content.strip()!r}. "
-        "Write it as the task says, or send the same write again"
+        f"Write it as the task says: {write_call(path, asked)}"
     )

@@ -136,3 +136,21 @@ def test_a_value_or_line_count_the_changed_file_does_not_hold(tmp_path: Path) ->
         "the answer names todo.txt, which this turn did not write"
     ]
     assert doubts("Could not set debug to true.", both, [], [], tmp_path) == []
+
+
+def test_tests_said_to_pass_that_no_command_ran() -> None:
+    calc = TurnFacts(changed=["calc.py"], commands=[CommandRun("python3 calc.py", 0, "")])
+    assert doubts("The test_calc.py file passed the test.", calc, [""]) == [
+        "the answer says test_calc.py passed; no command this turn ran it to exit 0"
+    ]
+    assert doubts("All tests pass now.", calc, [""]) == [
+        "the answer says the tests passed; no command this turn ran it to exit 0"
+    ]
+    tested = TurnFacts(commands=[CommandRun("python3 test_calc.py", 0, "ok")])
+    assert doubts("test_calc.py passes.", tested, ["ok"]) == []
+    assert doubts("The tests pass.", tested, ["ok"]) == []
+    failing = TurnFacts(commands=[CommandRun("python3 test_calc.py", 1, "AssertionError")])
+    assert doubts("test_calc.py passes.", failing, [""]) == [
+        "the answer says test_calc.py passed; no command this turn ran it to exit 0"
+    ]
+    assert doubts("test_calc.py still does not pass.", failing, [""]) == []

@@ -220,7 +220,8 @@ async def test_a_command_failing_on_a_missing_file_is_told_write_creates_it(ws: 
     assert finished.final_text == "a.txt and b.txt hold 1."
 
     first = results(agent)[0]
-    assert first.endswith("[exit code 1]\n[a.txt does not exist yet; write creates it.]")
+    call = '{"name": "write", "arguments": {"path": "a.txt", "content": "1\\n"}}'
+    assert first.endswith(f"[exit code 1]\n[a.txt does not exist yet; the task asks for: {call}.]")
     assert (ws / "b.txt").read_text() == "1\n"
     # Said only of a file the workspace does not hold, and only for a failed command.
     assert not results(agent)[2].endswith("]\n[a.txt does not exist yet; write creates it.]")

@@ -140,3 +140,18 @@ async def test_a_file_the_task_names_in_the_folder_is_the_path_offered(ws: Path)
     agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     await agent.run_turn("make a directory out and put a file out/log.txt in it", Face())
     assert "with a file in it, write out/log.txt (the folder" in results(agent)[0]
+
+
+async def test_a_folder_to_move_a_file_into_is_given_the_mv_command(ws: Path) -> None:
+    (ws / "app.py").write_text("print('app')\n")
+    as_file = step("write", path="src", content="print('app')\n")
+    move = step("bash", command="mkdir -p src && mv app.py src/app.py")
+    replies = [as_file, move, DONE, step("answer", text="Moved.")]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("Create a directory src and move app.py into it", Face())
+
+    assert results(agent)[0] == (
+        "Error: src has no suffix. For a folder src with a file in it, run in bash: mkdir -p src "
+        "&& mv app.py src/app.py (the folder is made). Fix the call and try again."
+    )
+    assert (ws / "src" / "app.py").is_file() and not (ws / "app.py").exists()

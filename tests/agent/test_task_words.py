@@ -40,11 +40,12 @@ def test_the_text_a_task_names_for_a_file() -> None:
 
 
 async def test_content_copied_from_a_note_is_refused_and_the_path_held(ws: Path) -> None:
-    """Told that write creates a.txt, the 0.5B model wrote a.txt holding "write creates it."."""
+    """Told that write creates a.txt, the 0.5B model wrote a.txt holding "write creates it."; the
+    note and the refusal now give the step the task names."""
     replies = [
         step("bash", command="cp a.txt b.txt"),
         # Refused: beecode's note, and the last result's status line after it.
-        step("write", path="a.txt", content="write creates it. \n[exit code 1]"),
+        step("write", path="a.txt", content="a.txt does not exist yet; \n[exit code 1]"),
         step("write", path="a.txt", content="1\n"),
         '"continue"',
         step("bash", command="cp a.txt b.txt"),
@@ -56,9 +57,11 @@ async def test_content_copied_from_a_note_is_refused_and_the_path_held(ws: Path)
 
     assert offered(model.requests[1]) == {"write"}
     assert write_path(model.requests[1]) == {"type": "string", "const": "a.txt"}
+    call = '{"name": "write", "arguments": {"path": "a.txt", "content": "1\\n"}}'
+    assert results(agent)[0].endswith(f"[a.txt does not exist yet; the task asks for: {call}.]")
     assert results(agent)[1] == (
-        "Error: this content is beecode's note to you, not text for the file: the task asks "
-        "for '1'; write that. Fix the call and try again."
+        "Error: this content is beecode's note to you, not text for the file; the task asks "
+        f"for: {call}. Fix the call and try again."
     )
     assert "const" not in write_path(model.requests[2])  # held for one step only
     assert (ws / "a.txt").read_text() == (ws / "b.txt").read_text() == "1\n"
@@ -108,9 +111,10 @@ async def test_a_line_replaced_where_the_task_says_append_is_refused(ws: Path) -
     assert finished.stop_reason == "done" and finished.facts.failed == []
 
 
-async def test_the_tasks_text_in_other_letter_case_is_asked_once(ws: Path) -> None:
+async def test_the_tasks_text_in_other_letter_case_is_refused(ws: Path) -> None:
     replies = [
         step("write", path="notes.txt", content="Buy milk\n"),
+        step("write", path="notes.txt", content="Buy milk\n"),  # refused again
         step("write", path="notes.txt", content="buy milk\n"),
         DONE,
         step("answer", text="Wrote notes.txt."),
@@ -119,8 +123,11 @@ async def test_the_tasks_text_in_other_letter_case_is_asked_once(ws: Path) -> No
     await agent.run_turn("make notes.txt with the text: buy milk", Face())
 
     assert results(agent)[0].startswith(
-        "Error: the task asks for notes.txt to hold 'buy milk', and this content is 'Buy milk'."
+        "Error: the task asks for notes.txt to hold 'buy milk', and this content is 'Buy milk'. "
+        'Write it as the task says: {"name": "write", "arguments": {"path": "notes.txt", '
+        '"content": "buy milk\\n"}}'
     )
+    assert results(agent)[1].startswith(results(agent)[0])
     assert (ws / "notes.txt").read_text() == "buy milk\n"
 
 
