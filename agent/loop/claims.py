@@ -34,7 +34,7 @@ _CHANGE = re.compile(
     # describe what a read or a command showed.
     r"|\b(?:is|are) now (?:set|enabled|disabled|true|false|on|off)\b"
     # "Set port to 9090 in config.ini.": a report when it opens the sentence.
-    r"|^\W*(?:I\s+)?set\b.*\bto\b",
+    r"|^\W*(?:I\s+)?set\b(?!\s+up\b).*\bto\b",  # not "Set up a venv to run main.py"
     re.I,
 )
 # A setting's value claimed ("now true", "to 9090"): the changed file must hold it.

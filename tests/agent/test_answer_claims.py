@@ -106,6 +106,7 @@ def test_a_sentence_opening_with_set_claims_a_change() -> None:
         "the answer names config.ini, which this turn did not write"
     ]
     assert doubts("Set port to 9090 in config.ini.", TurnFacts(changed=["config.ini"]), []) == []
+    assert doubts("Set up a venv to run main.py.", TurnFacts(), []) == []
 
 
 def test_a_value_or_line_count_the_changed_file_does_not_hold(tmp_path: Path) -> None:
