@@ -172,6 +172,8 @@ def _xml_value(raw: str, schema: Any) -> Any:
 
 
 def _json_call(body: str, tool_names: Collection[str]) -> ParsedCall | None:
+    if not body.startswith("{"):  # a call is an object: code is never parsed (ms per block)
+        return None
     try:
         obj = loads_lenient(body)
     except ValueError:
