@@ -34,12 +34,25 @@ _CHANGE = re.compile(
     # describe what a read or a command showed.
     r"|\b(?:is|are) now (?:set|enabled|disabled|true|false|on|off)\b"
     # "Set port to 9090 in config.ini.": a report when it opens the sentence.
-    r"|^\W*(?:I\s+)?set\b(?!\s+up\b).*\bto\b",  # not "Set up a venv to run main.py"
+    r"|^\W*(?:I\s+)?set\b(?!\s+up\b).*\bto\b"  # not "Set up a venv to run main.py"
+    r"|\b(?:has|have) been set\b|\b(?:was|were) set to\b",  # "The port has been set to 9090"
     re.I,
 )
 # A setting's value claimed ("now true", "to 9090"): the changed file must hold it.
 _VALUE = re.compile(
     r"\b(?:now|to)\s+[\"'`]?(true|false|on|off|yes|no|enabled|disabled|-?\d+(?:\.\d+)?)\b", re.I
+)
+# A value said of the state, and the words a file may hold it in ("enabled": debug = true).
+_SAME = {
+    "true": ("true", "yes", "on", "enabled", "1"),
+    "false": ("false", "no", "off", "disabled", "0"),
+}
+_SAME |= {word: same for same in list(_SAME.values()) for word in same}
+# "put out/log.txt saying empty", "notes.txt contains 'buy milk'": the file must hold the text.
+# Quoted, the whole text; else its first word ("contains fourth at the end").
+_SAYING = re.compile(
+    r"\b(?:saying|containing|contains|with the text:?)\s+(?:[\"'`]([^\"'`]+)[\"'`]|([\w#-]+))",
+    re.I,
 )
 _LINES = re.compile(r"\b(?:has|have|contains?|holds?)\s+(\w+)\s+lines?\b", re.I)
 _PASSES = re.compile(
@@ -156,9 +169,14 @@ def _held(sentences: list[str], facts: TurnFacts, workspace: Path) -> list[str]:
         meant = named or texts
         claim = _CHANGE.search(sentence) or re.search(r"\bnow\b", sentence, re.I)
         for value in _VALUE.findall(sentence) if claim else []:
-            word = re.compile(rf"(?<![\w.-]){re.escape(value)}(?![\w.-])", re.I)
+            words = "|".join(map(re.escape, _SAME.get(value.lower(), (value,))))
+            word = re.compile(rf"(?<![\w.-])(?:{words})(?![\w.-])", re.I)
             if not any(word.search(t) for t in meant.values()):
                 found.append(f"the answer says {value}; {', '.join(meant)} does not hold it")
+        for quoted, word in _SAYING.findall(sentence) if len(named) == 1 else []:
+            ((name, held),), text = named.items(), quoted or word
+            if text.lower() not in held.lower() and not _LINES.search(sentence):
+                found.append(f"the answer says {name} holds {text!r}; it does not")
         for count in _LINES.findall(sentence) if len(meant) == 1 else []:
             ((name, text),) = meant.items()
             lines = len(text.splitlines())

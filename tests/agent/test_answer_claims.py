@@ -155,3 +155,29 @@ def test_tests_said_to_pass_that_no_command_ran() -> None:
         "the answer says test_calc.py passed; no command this turn ran it to exit 0"
     ]
     assert doubts("test_calc.py still does not pass.", failing, [""]) == []
+
+
+def test_a_setting_said_set_or_a_text_said_held_that_the_file_does_not_hold(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "config.ini").write_text("port = 8080\n")
+    (tmp_path / "settings.toml").write_text("debug = true\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "log.txt").write_text("")
+    (tmp_path / "notes.txt").write_text("first\nfourth\n")
+    # After a sed that matched nothing: config.ini is unchanged.
+    assert doubts(
+        "The port has been set to 9090 in config.ini.", TurnFacts(), [], [], tmp_path
+    ) == [
+        "the answer names config.ini, which this turn did not write",
+        "the answer says 9090; config.ini does not hold it",
+    ]
+    toml = TurnFacts(changed=["settings.toml"])
+    assert doubts("Debug is now enabled in settings.toml.", toml, [], [], tmp_path) == []
+    log = TurnFacts(created=["out/log.txt"])
+    assert doubts("Created out/log.txt saying empty.", log, [], [], tmp_path) == [
+        "the answer says out/log.txt holds 'empty'; it does not"
+    ]
+    notes = TurnFacts(changed=["notes.txt"])
+    assert doubts("notes.txt now contains fourth at the end.", notes, [], [], tmp_path) == []
+    assert doubts("notes.txt contains 'first'.", notes, [], [], tmp_path) == []
