@@ -161,6 +161,8 @@ class MainScreen(Screen[None]):
         if isinstance(event, TextDelta | ReasoningDelta) and self._live_start is None:
             self._live_start = (self.clock(), self.inbox.received)
         self.inbox.put(event)
+        if isinstance(event, StepStats):  # the stream ended: its last tokens go out at once,
+            self.post_message(EventsWaiting())  # not at the next frame's turn
 
     def cancel_turn(self) -> bool:
         if not self.busy or self.core is None:
