@@ -24,20 +24,22 @@ async def test_work_runs_on_the_agents_thread_and_returns_its_result() -> None:
         agent_loop.close()
 
 
+async def forever(started: threading.Event, stopped: threading.Event) -> None:
+    """Runs until cancelled, saying when it started and when it was stopped."""
+    started.set()
+    try:
+        await asyncio.sleep(3600)
+    except asyncio.CancelledError:
+        stopped.set()
+        raise
+
+
 async def test_cancelling_the_caller_cancels_the_work_there() -> None:
     agent_loop = AgentLoop()
     started, stopped = threading.Event(), threading.Event()
 
-    async def forever() -> None:
-        started.set()
-        try:
-            await asyncio.sleep(3600)
-        except asyncio.CancelledError:
-            stopped.set()
-            raise
-
     try:
-        caller = asyncio.create_task(agent_loop.run(forever()))
+        caller = asyncio.create_task(agent_loop.run(forever(started, stopped)))
         await asyncio.to_thread(started.wait, 5)
         caller.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -74,16 +76,8 @@ async def test_closing_cancels_what_still_runs_and_stops_the_thread() -> None:
     agent_loop = AgentLoop()
     started, stopped = threading.Event(), threading.Event()
 
-    async def forever() -> None:
-        started.set()
-        try:
-            await asyncio.sleep(3600)
-        except asyncio.CancelledError:
-            stopped.set()
-            raise
-
     before = set(threading.enumerate())
-    agent_loop.call(lambda: asyncio.ensure_future(forever()))
+    agent_loop.call(lambda: asyncio.ensure_future(forever(started, stopped)))
     await asyncio.to_thread(started.wait, 5)
     (thread,) = [t for t in threading.enumerate() if t not in before and t.name == "agent"]
     agent_loop.close()
