@@ -79,7 +79,7 @@ class PermissionScreen(ModalScreen[PermissionDecision | None]):
         when_done(self.request.future, lambda: self.post_message(self.Unanswered()))
 
     class Unanswered(Message):
-        """The request's future is done without the screen's answer."""
+        """The request's future is done (by the screen's answer, or by a cancelled turn)."""
 
     @on(Unanswered)
     def _close_if_open(self) -> None:
