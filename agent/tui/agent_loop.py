@@ -69,12 +69,14 @@ def resolve(future: asyncio.Future[T], value: T) -> None:
         if not future.done():
             future.set_result(value)
 
-    future.get_loop().call_soon_threadsafe(settle)
+    if not future.get_loop().is_closed():  # closed: the app is exiting, no one awaits it
+        future.get_loop().call_soon_threadsafe(settle)
 
 
 def when_done(future: asyncio.Future[Any], callback: Callable[[], object]) -> None:
     """Call ``callback`` (on the future's loop) once ``future`` is done, from any thread."""
-    future.get_loop().call_soon_threadsafe(future.add_done_callback, lambda _: callback())
+    if not future.get_loop().is_closed():
+        future.get_loop().call_soon_threadsafe(future.add_done_callback, lambda _: callback())
 
 
 async def _cancel_all() -> None:
