@@ -246,8 +246,11 @@ def main() -> int:
     def go() -> int:
         runs: dict[str, list[dict[str, Any]]] = {"headless": [], "tui": [], "http": []}
         with scratch("overhead") as home:
-            workspace = agent_workspace(home / "work", f"max_tokens = {args.max_tokens}\n")
+            workspace = agent_workspace(home / "work", "")
             env = isolated_env(home)
+            # In the user's config: a project's may not raise a limit (it got 4,096 for 8,000).
+            user_config = Path(env["BEECODE_CONFIG_DIR"]) / "config.toml"
+            user_config.write_text(f"max_tokens = {args.max_tokens}\n")
             with model_server(args.paced, home / "server.log") as url:
 
                 def judged(run: dict[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,8 @@ deliver them). The last token carries a marker; the app's display hook notes the
 that paints it. Reported per run: the lag from the last token's arrival to that frame (ms), the
 tokens/s rendered over the whole stream, the rate the stream really reached, and the CPU time
 the app's thread spent from the first token to that frame (the figure other load on the machine
-distorts least: under 1 s per second of stream, an idle core keeps up), and the share: rendered
+distorts least: under 1 s per second of stream, an idle core keeps up; the process's beside it,
+since the synthetic agent emits from the agent's own thread), and the share: rendered
 over stream, both from the first token emitted, i.e. the stream's window over the time to the
 last token's frame, which judges each run against the >= 0.98 target. Target: lag <= 100 ms at
 2,000 tok/s. No assertion on timing; exit status is non-zero only on errors.
@@ -143,13 +144,15 @@ async def one_run(
         earlier = [{"role": "user", "content": "again"}, {"role": "assistant", "content": ANSWER}]
         await app.main.conversation.replay(earlier * history)
         await pilot.pause()
-        cpu_start = time.thread_time()
+        cpu_start, process_start = time.thread_time(), time.process_time()
         await app.main.start_turn("stream")
         deadline = time.perf_counter() + 60
         while app.painted_at is None and time.perf_counter() < deadline:
             await asyncio.sleep(0.001)
-        cpu_s = time.thread_time() - cpu_start
-        agent.release.set()
+        cpu_s, process_s = time.thread_time() - cpu_start, time.process_time() - process_start
+        app.main.agent_loop.call(agent.release.set)  # the turn runs on the agent's loop
+        while app.main.busy:
+            await pilot.pause()
         if app.painted_at is None or not agent.last_emit:
             raise RuntimeError("the marker never reached the screen")
     return {
@@ -157,6 +160,7 @@ async def one_run(
         "rendered_tok_s": len(tokens) / (app.painted_at - agent.first_emit),
         "stream_tok_s": len(tokens) / (agent.last_emit - agent.first_emit),
         "cpu_s": cpu_s,
+        "process_cpu_s": process_s,  # the agent's thread too (the stand-in's emits)
     }
 
 
@@ -207,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{result['rendered_tok_s']:.0f} tok/s · stream "
                 f"{result['stream_tok_s']:.0f} tok/s (share "
                 f"{result['rendered_tok_s'] / result['stream_tok_s']:.3f}) · app CPU "
-                f"{result['cpu_s']:.2f} s"
+                f"{result['cpu_s']:.2f} s (process {result['process_cpu_s']:.2f} s)"
             )
     lags = [r["lag_ms"] for r in runs]
     rendered = statistics.median(r["rendered_tok_s"] for r in runs)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import threading
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,13 +18,33 @@ from typing import Any
 from agent.loop.events import RequestStats
 from agent.model.endpoint import FREE, CallPiece, ModelChunk, ReplyFormat, StreamEnd, TextPiece
 
+GATE_POLL_S = 0.005
+
+
+class Gate:
+    """An event set from any thread and awaited on any loop: the TUI runs the agent on a loop
+    of its own (an asyncio.Event set from another thread need not wake its waiter)."""
+
+    def __init__(self) -> None:
+        self._flag = threading.Event()
+
+    def set(self) -> None:
+        self._flag.set()
+
+    def is_set(self) -> bool:
+        return self._flag.is_set()
+
+    async def wait(self) -> None:
+        while not self._flag.is_set():
+            await asyncio.sleep(GATE_POLL_S)
+
 
 @dataclass
 class Hold:
     """Pauses the stream here; ``reached`` is set when it gets here, ``release`` lets it go on."""
 
-    reached: asyncio.Event = field(default_factory=asyncio.Event)
-    release: asyncio.Event = field(default_factory=asyncio.Event)
+    reached: Gate = field(default_factory=Gate)
+    release: Gate = field(default_factory=Gate)
 
 
 @dataclass(frozen=True)

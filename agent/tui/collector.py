@@ -9,7 +9,8 @@ before is frozen (not walked) and full collections come ten times less often; th
 generations are collected as always, so what dies within a frame or two is freed at once, and
 what reaches the old generation waits at most ten times the usual count of collections: some
 15 MB at 2,000 tok/s (a 16,000-token stream with no full collection at all grew 46 MB over 326
-middle-generation collections; one now comes every 100). When the reply stops, both are undone.
+middle-generation collections; one now comes every 100). Both are undone once the reply's last
+frame is out: the full collection the release lets come, soon after, walks everything again.
 """
 
 from __future__ import annotations

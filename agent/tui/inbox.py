@@ -1,7 +1,8 @@
 """Agent events on their way to the widgets: queued in order, adjacent text deltas joined.
 
-The agent emits from its coroutine; the screen drains the queue in one message handler, so a burst
-of thousands of tokens becomes a few appends instead of one UI update per token.
+The agent emits from its own thread (``agent.tui.agent_loop``); the screen drains the queue in one
+message handler, so a burst of thousands of tokens becomes a few appends instead of one UI update
+per token.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def coalesce(events: list[Event]) -> list[Event]:
 
 
 class Inbox:
-    """Events waiting for the UI. ``wake`` is called once per burst, not once per event."""
+    """Events waiting for the UI, put from any thread. ``wake`` is called once per burst, not
+    once per event (from the putting thread: it must be thread-safe)."""
 
     def __init__(self, wake: Callable[[], object]) -> None:
         self._queue: deque[Event] = deque()
@@ -44,8 +46,10 @@ class Inbox:
             self._wake()
 
     def take(self) -> list[Event]:
-        """Everything queued so far, joined; the next ``put`` wakes the reader again."""
+        """Everything queued so far, joined; the next ``put`` wakes the reader again. Cleared
+        before the queue is read: an event put meanwhile is taken now or wakes the reader."""
         self._awake = False
-        events = list(self._queue)
-        self._queue.clear()
+        events: list[Event] = []
+        while self._queue:
+            events.append(self._queue.popleft())
         return coalesce(events)

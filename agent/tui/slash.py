@@ -102,7 +102,8 @@ class SlashCommands:
         compact = core.compact
 
         async def job() -> None:
-            await self.note(str(await compact() or "compacted"))
+            # On the agent's loop, where its model client and its turns run.
+            await self.note(str(await self.app.main.agent_loop.run(compact()) or "compacted"))
             self.app.main.refresh_lines()
 
         self._background(job())

@@ -39,7 +39,22 @@ async def test_held_while_text_streams_and_released_for_a_tool_and_at_the_end(
         await until(pilot, collector.holding)  # the tool call closed the first reply; a new one
         held_again.release.set()
         await until(pilot, lambda: app.main.turns_finished == 1)
-        assert not collector.holding() and normal(before)
+        await until(pilot, lambda: not collector.holding())  # after the reply's last frame
+        assert normal(before)
+
+
+async def test_released_only_after_the_replys_last_frame(workspace: Path) -> None:
+    """The full collection the release lets come must not hold the reply's end off the
+    screen: closing the stream keeps the hold until the screen has refreshed."""
+    before = gc.get_threshold()
+    async with running(ScriptedRuntime(workspace)) as (app, pilot):
+        conversation = app.main.conversation
+        await conversation.text("The whole reply")
+        assert collector.holding()
+        await conversation.close_streams()
+        assert collector.holding()  # its last frame is not out yet
+        await until(pilot, lambda: not collector.holding())
+        assert normal(before)
 
 
 async def test_an_app_closed_mid_reply_releases_the_collector(workspace: Path) -> None:

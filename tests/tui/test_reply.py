@@ -41,10 +41,9 @@ async def test_full_labels_stay_as_the_block_grows(
 
         await conversation.text("```\n\nDone.")
         await conversation.close_streams()
-        await pilot.pause()
         fence = conversation.query_one(GrowingFence)
+        await until(pilot, lambda: fence.settled)  # after the reply's last frame
         whole = highlight(CODE, language="python", theme=HighlightTheme)
-        assert fence.settled
         assert fence._highlighted_code.spans == whole.spans
         shown = [label.content for label in fence.query_children(Label)]
         assert "\n".join(str(content) for content in shown) == CODE

@@ -102,6 +102,7 @@ class TestStreaming:
                 await conversation.text(CODE_REPLY[start : start + 3])
                 await pilot.pause()  # the stream appends this piece alone
             await conversation.close_streams()
+            await until(pilot, lambda: conversation.query_one(reply.GrowingFence).settled)
             await conversation.replay([{"role": "assistant", "content": CODE_REPLY}])
             await pilot.pause()
             streamed, whole = conversation.query(MarkdownFence)

@@ -1,8 +1,9 @@
 """The main screen: conversation, prompt, throughput and status lines; runs one turn at a time.
 
-A turn is one exclusive worker awaiting ``agent.run_turn``. The agent's events land in an
-``Inbox``; one message per burst wakes the screen, which drains and renders them in order, so the
-agent never waits on the UI and the UI never renders per token.
+A turn is one exclusive worker awaiting ``agent.run_turn``, which runs on the agent's own loop
+(``agent.tui.agent_loop``). The agent's events land in an ``Inbox``; one message per burst wakes
+the screen, which drains and renders them in order, so the agent never waits on the UI and the UI
+never renders per token.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from agent.loop.events import (
     TurnFinished,
 )
 from agent.model.stats import combine
+from agent.tui.agent_loop import AgentLoop, resolve
 from agent.tui.history import PromptHistory
 from agent.tui.inbox import Inbox
 from agent.tui.screens.permission import PermissionScreen
@@ -57,7 +59,11 @@ FRAME_S = 1 / 60  # agent events are drained at most once per frame (Textual's 6
 
 
 class EventsWaiting(Message):
-    """The inbox went from empty to non-empty."""
+    """The inbox went from empty to non-empty (``now``: drain at once, the stream ended)."""
+
+    def __init__(self, now: bool = False) -> None:
+        super().__init__()
+        self.now = now
 
 
 class MainScreen(Screen[None]):
@@ -72,7 +78,8 @@ class MainScreen(Screen[None]):
         self.history = history
         self.core: Core | None = None
         self.server_view: ServerView | None = None
-        self.inbox = Inbox(self._wake)
+        self.agent_loop = AgentLoop()  # where turns run; closed with the app
+        self.inbox = Inbox(lambda: self.post_message(EventsWaiting()))  # (thread-safe)
         self._last_drain = float("-inf")
         self.clock: Callable[[], float] = time.monotonic
         self.turns: list[RequestStats] = []  # one combined figure per turn that asked the model
@@ -94,6 +101,9 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.refresh_lines()
         self.query_one("#prompt-input").focus()
+
+    def on_unmount(self) -> None:
+        self.agent_loop.close()  # a turn still running there is cancelled first
 
     @property
     def conversation(self) -> Conversation:
@@ -142,7 +152,7 @@ class MainScreen(Screen[None]):
         self.busy = True
         self._steps, self._finished_emitted = [], False
         try:
-            finished = await core.agent.run_turn(text, self._emit)
+            finished = await self.agent_loop.run(core.agent.run_turn(text, self._emit))
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
@@ -151,34 +161,37 @@ class MainScreen(Screen[None]):
         except Exception as error:  # the agent failed; the app and the session carry on
             self.inbox.put(ErrorEvent(f"the turn failed: {error}"))
             finished = TurnFinished(list(self._steps), "error", "")
+        if not self.is_attached:
+            return  # the app closed as the turn ended (on the agent's thread): nothing to show
         if not self._finished_emitted:
             self.inbox.put(finished)
         self.busy = False
 
     def _emit(self, event: Event) -> None:
+        """From the agent's thread."""
         if isinstance(event, TurnFinished):
             self._finished_emitted = True
         if isinstance(event, TextDelta | ReasoningDelta) and self._live_start is None:
             self._live_start = (self.clock(), self.inbox.received)
         self.inbox.put(event)
+        if isinstance(event, StepStats):  # the stream ended: its last tokens go out at once,
+            self.post_message(EventsWaiting(now=True))  # not at the next frame's turn
 
     def cancel_turn(self) -> bool:
         if not self.busy or self.core is None:
             return False
-        self.core.agent.cancel()
+        self.agent_loop.call(self.core.agent.cancel)
         return True
 
-    def _wake(self) -> None:
-        """Drain at once after a pause, else at the next frame: a fast stream is drawn once per
-        frame, not once per network read (a message per read costs more than the drawing)."""
-        wait = self._last_drain + FRAME_S - time.monotonic()
-        if wait <= 0:
-            self.post_message(EventsWaiting())
-        else:
-            self.set_timer(wait, lambda: self.post_message(EventsWaiting()))
-
     @on(EventsWaiting)
-    async def _drain(self) -> None:
+    async def _drain(self, waiting: EventsWaiting) -> None:
+        """Drain at once after a pause or at a stream's end, else at the next frame: a fast
+        stream is drawn once per frame, not once per network read (a message per read costs
+        more than the drawing)."""
+        wait = self._last_drain + FRAME_S - time.monotonic()
+        if wait > 0 and not waiting.now:
+            self.set_timer(wait, lambda: self.post_message(EventsWaiting()))
+            return
         self._last_drain = time.monotonic()
         for event in self.inbox.take():
             await self._show(event)
@@ -213,8 +226,8 @@ class MainScreen(Screen[None]):
 
     def _ask(self, request: PermissionRequest) -> None:
         def answer(decision: PermissionDecision | None) -> None:
-            if decision is not None and not request.future.done():
-                request.future.set_result(decision)
+            if decision is not None:
+                resolve(request.future, decision)  # on the agent's loop
 
         if not request.future.done():
             self.app.push_screen(PermissionScreen(request), answer)

@@ -9,11 +9,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 from textual.widgets.button import ButtonVariant
 
 from agent.loop.events import PermissionChoice, PermissionDecision, PermissionRequest
+from agent.tui.agent_loop import when_done
 from agent.tui.widgets.blocks import diff_content
 
 CHOICES: tuple[PermissionChoice, ...] = get_args(PermissionChoice)
@@ -72,9 +74,14 @@ class PermissionScreen(ModalScreen[PermissionDecision | None]):
 
     def on_mount(self) -> None:
         self.query_one("#message").display = False
-        # Resolved elsewhere (the turn was cancelled): nothing left to answer.
-        self.request.future.add_done_callback(lambda _: self._close_if_open())
+        # Resolved elsewhere (the turn was cancelled): nothing left to answer. The future is
+        # the agent's, done on its thread: the screen hears of it by a (thread-safe) message.
+        when_done(self.request.future, lambda: self.post_message(self.Unanswered()))
 
+    class Unanswered(Message):
+        """The request's future is done (by the screen's answer, or by a cancelled turn)."""
+
+    @on(Unanswered)
     def _close_if_open(self) -> None:
         if not self._answered:
             self._finish(None)

@@ -12,7 +12,6 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
 
 from agent.context.mentions import typed_part
 from agent.loop.events import ToolCallFinished, ToolCallStarted
@@ -57,19 +56,21 @@ class Reply(GrowingMarkdown):
 
 
 class Conversation(SameRows, VerticalScroll):
-    """Assistant text and reasoning go through ``MarkdownStream``: fragments queue and are
-    appended in batches, so the widget never re-renders the whole reply per token. The view is
-    anchored to the bottom until the user scrolls up."""
+    """Assistant text and reasoning are appended to their Markdown as the screen drains them,
+    once per frame at most, so the widget never re-renders the whole reply per token; each
+    append is awaited, so none is still running when the reply closes. The view is anchored to
+    the bottom until the user scrolls up."""
 
     class ShowEarlier(Message):
         pass
 
     def __init__(self) -> None:
         super().__init__(id="conversation")
-        self._text: MarkdownStream | None = None
-        self._reasoning: MarkdownStream | None = None
+        self._text: Markdown | None = None  # the reply streaming, if any
+        self._reasoning: Markdown | None = None
         self._tools: dict[str, ToolBlock] = {}
         self._hidden = 0  # units hidden above
+        self._held: set[Markdown] = set()  # streamed replies whose last frame is not out yet
 
     def compose(self) -> ComposeResult:
         yield EarlierBlocks(classes="note", id="earlier")
@@ -79,7 +80,9 @@ class Conversation(SameRows, VerticalScroll):
         self.anchor()
 
     def on_unmount(self) -> None:
-        collector.release(self)  # an app closed mid-reply
+        for markdown in self._held:  # an app closed mid-reply
+            collector.release(markdown)
+        self._held.clear()
 
     def _blocks(self) -> list[Widget]:
         return [child for child in self.children if not isinstance(child, EarlierBlocks)]
@@ -167,18 +170,20 @@ class Conversation(SameRows, VerticalScroll):
             await self.close_streams()
             markdown = Reply(classes="assistant")
             await self._add(markdown)
-            self._text = Markdown.get_stream(markdown)
-            collector.hold(self)
-        await self._text.write(fragment)
+            self._text = markdown
+            self._hold(markdown)
+        if fragment:
+            await self._text.append(fragment)
 
     async def reasoning(self, fragment: str) -> None:
         if self._reasoning is None:
             await self.close_streams()
             markdown = Transcript(classes="thought")
             await self._add(Collapsible(markdown, title="Thinking", classes="reasoning"))
-            self._reasoning = Markdown.get_stream(markdown)
-            collector.hold(self)
-        await self._reasoning.write(fragment)
+            self._reasoning = markdown
+            self._hold(markdown)
+        if fragment:
+            await self._reasoning.append(fragment)
 
     async def tool_started(self, call: ToolCallStarted) -> None:
         await self.close_streams()
@@ -203,15 +208,33 @@ class Conversation(SameRows, VerticalScroll):
             await self.close_streams()
             await self._add(FactsBlock(facts))
 
+    def _hold(self, markdown: Markdown) -> None:
+        self._held.add(markdown)
+        collector.hold(markdown)
+
     async def close_streams(self) -> None:
-        """Flush and stop the open streams, so the next fragment starts a new block."""
-        for stream in (self._text, self._reasoning):
-            if stream is not None:
-                await stream.stop()
-                if isinstance(stream.markdown_widget, GrowingMarkdown):  # once the reply's
-                    self.call_after_refresh(stream.markdown_widget.settle)  # last frame is out
+        """End the open streams (their appends are all in), so the next fragment starts a
+        new block."""
+        for markdown in (self._text, self._reasoning):
+            if markdown is not None:
+                self.call_after_refresh(self._after_refresh, markdown)
         self._text = self._reasoning = None
-        collector.release(self)
+
+    def _after_refresh(self, markdown: Markdown) -> None:
+        """The screen can go idle before the last append's widgets have told it what they
+        changed (its frame is then still to come): one more refresh first."""
+        self.call_after_refresh(self._after_last_frame, markdown)
+
+    def _after_last_frame(self, markdown: Markdown) -> None:
+        """Once the reply's last frame is out: its code blocks settled, then the collector
+        released. Not before: the full collection the release lets come walks everything the
+        process holds (150-250 ms even in a fresh session) and, before the last frame, held
+        the end of the reply off the screen that long."""
+        if isinstance(markdown, GrowingMarkdown):
+            markdown.settle()
+        if markdown in self._held:
+            self._held.discard(markdown)
+            collector.release(markdown)
 
     async def clear(self) -> None:
         await self.close_streams()
