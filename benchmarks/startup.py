@@ -1,17 +1,20 @@
 """Startup: `beecode server up` against llama-server by hand, and the TUI's time to interactive.
 
 Both with the engine build and the model already cached, after one untimed `server up` of each
-checkout (what a first start leaves, e.g. the last launch, is there too), each on a port of its
-own every time, and drawing on a terminal (a pty), as a user's. For `server up` the clock runs
-from the command's start to the first 200 on /health (polled from here, beside the command) and
-to the command's return; by hand it runs from Popen of the recorded argv to the first 200. Runs
-alternate, so both see the same page cache. The start time of the llama-server that `server up`
-launched (from /proc) splits its time into beecode's own part (the CLI and the supervisor,
-before the spawn) and the server's part, which should match the bare launch; beecode's CPU is
-split there too (benchmarks/spawn_probe), the figure least distorted by other load. Target:
-`server up` adds little over the bare launch. With ``--against TREE`` each rep also times the
-`server up` of another checkout (PYTHONPATH=TREE): a change compared in one run, at one load.
-With tmux installed, it also starts the TUI (`beecode --endpoint URL`) in a 120x40 tmux pane
+checkout (what a first start leaves, e.g. the last launch and the compiled modules, is there too),
+each with a port and a state folder of its own every time, run as the installed `beecode` command
+runs (the console script, not `python -m agent`), drawing on a terminal (a pty), as a user's.
+Modules are compiled once, as an install compiles them: into a scratch folder
+(PYTHONPYCACHEPREFIX), whatever PYTHONDONTWRITEBYTECODE says here, so neither tree is written to.
+For `server up` the clock runs from the command's start to the first 200 on /health (polled from
+here, beside the command) and to the command's return; by hand it runs from Popen of the recorded
+argv to the first 200. Runs alternate, so both see the same page cache. The start time of the
+llama-server that `server up` launched (from /proc) splits its time into beecode's own part (the
+CLI and the supervisor, before the spawn) and the server's part, which should match the bare
+launch; beecode's CPU is split there too (benchmarks/spawn_probe), the figure least distorted by
+other load. Target: `server up` adds little over the bare launch. With ``--against TREE`` each
+rep also times the `server up` of another checkout (PYTHONPATH=TREE): a change compared in one
+run, at one load. With tmux installed, it also starts the TUI (`beecode --endpoint URL`) in a 120x40 tmux pane
 against the running server and times it until the status line shows the connected server.
 
     python benchmarks/startup.py [--reps 3] [--profile tiny] [--no-tui] [--against TREE]
@@ -52,6 +55,10 @@ from server.launch.addresses import free_port
 from server.process.pids import kill_group
 
 POLL_S = 0.01
+# What a user types: the environment's console script (imports agent.cli; no runpy), where the
+# checkout is installed; else `python -m agent`.
+SCRIPT = Path(sys.executable).with_name("beecode")
+COMMAND = [str(SCRIPT)] if SCRIPT.exists() else BEECODE
 # The status line once the app has the server's context size (it is connected).
 TUI_READY = ("ctx 0/", "mode plan")
 TUI_TIMEOUT_S = 120.0
@@ -80,7 +87,7 @@ def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> 
     # Its stderr is a terminal, as a user's is: rich draws the spinner, at what that costs.
     terminal, screen = pty.openpty()
     cli = subprocess.Popen(
-        [*BEECODE, "server", "up", "--profile", profile, "--port", str(port)],
+        [*COMMAND, "server", "up", "--profile", profile, "--port", str(port)],
         env=probed,
         cwd=state,  # not a checkout: `python -m` puts its cwd before PYTHONPATH
         stdout=subprocess.DEVNULL,
@@ -179,6 +186,14 @@ def tui_ready(url: str, workspace: Path, env: dict[str, str]) -> float:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
 
 
+def tree_env(home: Path, tree: Path) -> dict[str, str]:
+    """A checkout's own state, config and compiled modules (the last launch is kept per port:
+    two checkouts sharing a state folder would each replace the other's)."""
+    env = {**isolated_env(home), "PYTHONPATH": str(tree), "PYTHONPYCACHEPREFIX": str(home / "pyc")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def summary(who: str, runs: list[dict[str, Any]], by_hand_s: float) -> dict[str, Any]:
     """Prints and returns one checkout's medians against the bare launch's."""
     health_s = statistics.median(run["health_s"] for run in runs)
@@ -234,18 +249,17 @@ def main() -> int:
         hand: list[float] = []
         tui: list[float] = []
         with scratch("startup") as home:
-            trees = {"this": {**isolated_env(home), "PYTHONPATH": str(ROOT)}}
-            if args.against:
-                runs["against"] = []
-                trees["against"] = {**trees["this"], "PYTHONPATH": str(args.against.resolve())}
+            paths = {"this": ROOT} | ({"against": args.against.resolve()} if args.against else {})
+            runs |= {who: [] for who in paths}
+            trees = {who: tree_env(home / who, tree) for who, tree in paths.items()}
             # One port per checkout, as a user's `server up` gets the same one every time.
             ports = {who: free_port() for who in trees}
             for who in trees:  # untimed: what a first `server up` leaves cached
-                via_server_up(args.profile, ports[who], trees[who], home / "state")
+                via_server_up(args.profile, ports[who], trees[who], home / who / "state")
             for rep in range(args.reps):
                 order = list(trees) if rep % 2 == 0 else list(reversed(trees))
                 for who in order:
-                    run = via_server_up(args.profile, ports[who], trees[who], home / "state")
+                    run = via_server_up(args.profile, ports[who], trees[who], home / who / "state")
                     runs[who].append(run)
                     at = run["spawned_s"]
                     print(
