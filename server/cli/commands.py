@@ -21,8 +21,30 @@ from server.process.state import log_path, read_record
 SOURCES = ("pypi", "beellama", "upstream")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's, with the terminal's width read here: argparse makes a help formatter for every
+    argument added, and one not given a width imports shutil (3 ms of CPU, before `server up` can
+    spawn llama-server)."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        return argparse.HelpFormatter(self.prog, width=_columns() - 2)  # as argparse sizes it
+
+
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size says it: $COLUMNS, the terminal, or 80."""
+    try:
+        if (columns := int(os.environ.get("COLUMNS", ""))) > 0:
+            return columns
+    except ValueError:
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):  # no stdout, or not a terminal
+        return 80
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="beecode server", description="the local llama-server")
+    parser = _Parser(prog="beecode server", description="the local llama-server")
     sub = parser.add_subparsers(dest="command", required=True)
     up = sub.add_parser("up", help="build, fetch, fit and start the server; wait until healthy")
     plan = sub.add_parser("plan", help="print the launch command and memory budget; start nothing")

@@ -152,7 +152,7 @@ def up(
     token = os.urandom(16).hex()
     launched: dict[str, object] | None = None  # the record of the launch started, once it is
     try:
-        from server.cli.progress import Hooks  # after the fork: it needs dataclasses (10 ms)
+        from server.cli.progress import Hooks
 
         hooks = hooks or Hooks()
         if guess is not None:
