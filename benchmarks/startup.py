@@ -14,8 +14,9 @@ CLI and the supervisor, before the spawn) and the server's part, which should ma
 launch; beecode's CPU is split there too (benchmarks/spawn_probe), the figure least distorted by
 other load. Target: `server up` adds little over the bare launch. With ``--against TREE`` each
 rep also times the `server up` of another checkout (PYTHONPATH=TREE): a change compared in one
-run, at one load. With tmux installed, it also starts the TUI (`beecode --endpoint URL`) in a 120x40 tmux pane
-against the running server and times it until the status line shows the connected server.
+run, at one load. With tmux installed, it also starts the TUI (`beecode --endpoint URL`) in a
+120x40 tmux pane against the running server and times it until the status line shows the
+connected server.
 
     python benchmarks/startup.py [--reps 3] [--profile tiny] [--no-tui] [--against TREE]
         [--out FILE]

@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _dir(env: str, xdg: str, default: str) -> Path:

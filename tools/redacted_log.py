@@ -13,10 +13,13 @@ import io
 import os
 import threading
 from pathlib import Path
-from types import TracebackType
-from typing import TextIO
 
 from tools.environment import secret_values
+
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
+if TYPE_CHECKING:
+    from types import TracebackType
+    from typing import TextIO
 
 LIMIT_BYTES = 1 << 20
 _CHUNK = 64 * 1024  # a line longer than this is redacted in pieces

@@ -13,10 +13,13 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
 
 from server.errors import ServerError
 from server.process.state import log_path, read_record
+
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 SOURCES = ("pypi", "beellama", "upstream")
 

@@ -20,13 +20,11 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from server.errors import LaunchError
 from server.launch.addresses import check_host, port_in_use, url_for
 from server.process.last_launch import last_launch, launch_fields, remember
 from server.process.state import (
-    RunningServer,
     down,
     explain_failure,
     log_path,
@@ -36,9 +34,11 @@ from server.process.state import (
     write_record,
 )
 
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
 if TYPE_CHECKING:
     from server.cli.progress import Hooks
     from server.launch.plan import LaunchPlan
+    from server.process.running_server import RunningServer
 
 SUPERVISOR_MODULE = "server.process.supervise"
 
@@ -290,6 +290,8 @@ def _wait_started(
             announced = True
     current = read_record(state_path()) or {}
     if current.get("status") == "healthy":
+        from server.process.running_server import RunningServer
+
         return RunningServer.from_record(current)
     log = log_path()
     why = f"the server did not come up: {explain_failure(log)} (log: {log})"

@@ -17,12 +17,15 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import NoReturn
 
 from server.errors import ServerError
 from server.process.managed import ManagedServer
 from server.process.pids import start_ticks
 from server.process.state import read_record, update_record
+
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 
 def wait_for_go(go_fd: int) -> str | None:
