@@ -2,11 +2,14 @@
 
 Hooks is what the server code calls; RichHooks is the terminal face the CLI hands it. Nothing here
 is needed for correctness: callers pass Hooks() to stay silent. rich is imported and the display
-started at the first event, so a `server up` with everything cached spawns the server without it.
+started at the first bar, or once a step has lasted STEP_DELAY_S: a `server up` with everything
+cached spawns the server without rich, and a small model's load, over sooner, draws nothing and
+leaves the cores it loads on to it.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -18,6 +21,7 @@ if TYPE_CHECKING:
     from server.engine.build import BuildProgress
 
 MB = 1_000_000
+STEP_DELAY_S = 1.0  # a step's spinner appears once the step has lasted this long
 
 
 class Hooks:
@@ -45,6 +49,9 @@ class RichHooks:
         self._live: Progress | None = None
         self._tasks: dict[str, TaskID] = {}
         self._step: TaskID | None = None
+        self._waiting: str | None = None  # a step not drawn yet: it has not lasted STEP_DELAY_S
+        self.timer: threading.Timer | None = None  # draws the waiting step
+        self._lock = threading.Lock()  # the timer's thread and the caller's
 
     @property
     def _progress(self) -> Progress:
@@ -79,24 +86,42 @@ class RichHooks:
         return self._tasks[key]
 
     def on_build(self, p: BuildProgress) -> None:
-        task = self._task("build", "building llama-server")
-        if p.total:
-            self._progress.update(
-                task, completed=p.done, total=p.total, detail=f"[{p.done}/{p.total}]"
-            )
-        else:  # a step without a count just finished: "fetch_s", "configure_s"
-            self._progress.update(task, detail=f"{p.line.removesuffix('_s')} done")
+        with self._lock:
+            task = self._task("build", "building llama-server")
+            if p.total:
+                self._progress.update(
+                    task, completed=p.done, total=p.total, detail=f"[{p.done}/{p.total}]"
+                )
+            else:  # a step without a count just finished: "fetch_s", "configure_s"
+                self._progress.update(task, detail=f"{p.line.removesuffix('_s')} done")
 
     def on_download(self, what: str, done: int, total: int) -> None:
-        task = self._task(f"download:{what}", f"fetching {what}")
-        size = f"{done / MB:.1f}/{total / MB:.1f} MB" if total else f"{done / MB:.1f} MB"
-        self._progress.update(task, completed=done, total=total or None, detail=size)
+        with self._lock:
+            task = self._task(f"download:{what}", f"fetching {what}")
+            size = f"{done / MB:.1f}/{total / MB:.1f} MB" if total else f"{done / MB:.1f} MB"
+            self._progress.update(task, completed=done, total=total or None, detail=size)
 
     def on_step(self, text: str) -> None:
-        self._finish_step()
-        self._step = self._progress.add_task(text, total=None, detail="")
+        with self._lock:
+            self._finish_step()
+            if self._live is not None:  # drawing already: shown at once
+                self._step = self._progress.add_task(text, total=None, detail="")
+                return
+            self._waiting = text
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer = threading.Timer(STEP_DELAY_S, self._draw_waiting)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def _draw_waiting(self) -> None:
+        with self._lock:
+            if self._shown and self._waiting is not None:
+                self._step = self._progress.add_task(self._waiting, total=None, detail="")
+            self._waiting = None
 
     def _finish_step(self) -> None:
+        self._waiting = None  # over before it was drawn: it stays undrawn
         if self._step is not None:
             self._progress.update(self._step, total=1, completed=1)
 
@@ -109,8 +134,12 @@ class RichHooks:
         self._shown = True
         try:
             yield self.hooks()
-            self._finish_step()
+            with self._lock:
+                self._finish_step()
         finally:
-            self._shown = False
-            if self._live is not None:
-                self._live.stop()
+            with self._lock:
+                self._shown = False
+                if self.timer is not None:
+                    self.timer.cancel()
+                if self._live is not None:
+                    self._live.stop()

