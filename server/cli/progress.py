@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from server.engine.build import BuildProgress
 
 MB = 1_000_000
-STEP_DELAY_S = 1.0  # a step's spinner appears once the step has lasted this long
+STEP_DELAY_S = 2.0  # a spinner for waits over 2 s: a shorter one reads as a pause, not a hang
 
 
 class Hooks:
