@@ -157,6 +157,9 @@ def up(
         hooks = hooks or Hooks()
         if guess is not None:
             launched = _go(supervisor, {**guess, "token": token, "started": time.time()}, timeout_s)
+            # The plan waits for the spawn (the supervisor's first report, or its end): on a busy
+            # machine the two would share a core, and the server's start is what `up` waits for.
+            select.select([supervisor.reports], [], [], 1.0)
         plan = _plan(profile_name, host, port, api_key, hooks, pip_args)
         record = _launch_record(plan, timeout_s, token)
         if launched is not None and launch_fields(launched) != launch_fields(record):
