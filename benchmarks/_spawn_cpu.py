@@ -29,6 +29,16 @@ def process_cpu_s(pid: int) -> float | None:
     return total / 1e9
 
 
+def probed_spawn(probe_log: Path, start_boottime: float) -> float | None:
+    """Seconds from ``start_boottime`` to the Popen of llama-server, as the probe saw it."""
+    try:
+        return (
+            float(json.loads(probe_log.read_text().splitlines()[0])["boottime_s"]) - start_boottime
+        )
+    except (OSError, ValueError, IndexError, KeyError):
+        return None
+
+
 def cpu_split(probe_log: Path, cli_s: float, supervisor_s: float | None) -> dict[str, Any]:
     """beecode's CPU before llama-server's spawn (CLI + supervisor) and from it to the return,
     from the probe's line (benchmarks/spawn_probe); None where the probe wrote none."""

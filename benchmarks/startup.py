@@ -49,7 +49,7 @@ from _common import (
     scratch,
     served,
 )
-from _spawn_cpu import PROBE, cpu_split, cpu_text, drawn, process_cpu_s, spawned_after
+from _spawn_cpu import PROBE, cpu_split, cpu_text, drawn, probed_spawn, process_cpu_s, spawned_after
 
 from server.health import health
 from server.launch.addresses import free_port
@@ -103,7 +103,10 @@ def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> 
     stop.set()
     record = json.loads((state / "server.json").read_text()) if cli.returncode == 0 else None
     # When llama-server itself started: the time before it is beecode's own (CLI, supervisor).
-    spawned = spawned_after(record["server_pid"], start_boottime) if record else None
+    # The probe's clock where it wrote one, else /proc's start time (10 ms ticks).
+    spawned = probed_spawn(probe_log, start_boottime)
+    if spawned is None and record:
+        spawned = spawned_after(record["server_pid"], start_boottime)
     supervisor_cpu = process_cpu_s(record["supervisor_pid"]) if record else None
     subprocess.run([*BEECODE, "server", "down"], env=env, cwd=state, capture_output=True)
     if record is None:
