@@ -5,8 +5,11 @@ second Python starts; else `python -m server.process.supervise`), plans the laun
 server record and sends the supervisor its token on a pipe; the supervisor starts the server at
 once and closes a second pipe when the start is decided, which up() waits on. When the request
 and everything the last healthy launch was planned from are unchanged (server.process.last_launch),
-that launch is started before planning, and replaced if the fresh plan differs. Stopping and
-finding the server are server.process.state's down() and running().
+that launch is started before planning (the plan begins once the supervisor reports the spawn),
+and replaced if the fresh plan differs. Stopping and finding the server are
+server.process.state's down() and running(). Nothing imported before the spawn imports typing,
+dataclasses, platformdirs, shutil or http.client (tests/server/test_cli.py): each is CPU spent
+before llama-server starts.
 """
 
 from __future__ import annotations
