@@ -243,8 +243,8 @@ def test_server_up_starts_without_the_heavy_imports() -> None:
     small = ("typing", "platformdirs", "shutil", "tempfile", "tools.redact")
     code = (
         "import sys\nimport agent.cli, server.cli.commands, server.process.detached\n"
-        "import server.cli.progress, server.process.supervise\n"
-        "server.cli.commands._parser().parse_args(['up', '--port', '8080'])\n"
+        "import server.cli.parser, server.cli.progress, server.process.supervise\n"
+        "server.cli.parser.parser('up').parse_args(['up', '--port', '8080'])\n"
         "server.cli.progress.RichHooks().hooks()\n"
         f"print(sorted(m for m in {heavy + later + small!r} if m in sys.modules))"
     )
