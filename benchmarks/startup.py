@@ -8,8 +8,8 @@ Modules are compiled once, as an install compiles them: into a scratch folder
 (PYTHONPYCACHEPREFIX), whatever PYTHONDONTWRITEBYTECODE says here, so neither tree is written to.
 For `server up` the clock runs from the command's start to the first 200 on /health (polled from
 here, beside the command) and to the command's return; by hand it runs from Popen of the recorded
-argv to the first 200. Runs alternate, so both see the same page cache. The start time of the
-llama-server that `server up` launched (from /proc) splits its time into beecode's own part (the
+argv to the first 200. Runs alternate, so both see the same page cache. The moment `server up`
+spawned llama-server (the probe's clock at its Popen) splits its time into beecode's own part (the
 CLI and the supervisor, before the spawn) and the server's part, which should match the bare
 launch; beecode's CPU is split there too (benchmarks/spawn_probe), the figure least distorted by
 other load. Target: `server up` adds little over the bare launch. With ``--against TREE`` each
@@ -37,29 +37,24 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _spawn_cpu as spawn
 from _common import (
     BEECODE,
     ROOT,
     fmt_ratio,
     header,
-    isolated_env,
     main_guard,
     ratio,
     save,
     scratch,
     served,
 )
-from _spawn_cpu import PROBE, cpu_split, cpu_text, drawn, probed_spawn, process_cpu_s, spawned_after
 
 from server.health import health
 from server.launch.addresses import free_port
 from server.process.pids import kill_group
 
 POLL_S = 0.01
-# What a user types: the environment's console script (imports agent.cli; no runpy), where the
-# checkout is installed; else `python -m agent`.
-SCRIPT = Path(sys.executable).with_name("beecode")
-COMMAND = [str(SCRIPT)] if SCRIPT.exists() else BEECODE
 # The status line once the app has the server's context size (it is connected).
 TUI_READY = ("ctx 0/", "mode plan")
 TUI_TIMEOUT_S = 120.0
@@ -84,18 +79,18 @@ def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> 
     probe_log = state / "spawn-probe.jsonl"
     probe_log.unlink(missing_ok=True)
     probed = {**env, "BEECODE_BENCH_SPAWN_LOG": str(probe_log)}
-    probed["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), str(PROBE)]))
+    probed["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), str(spawn.PROBE)]))
     # Its stderr is a terminal, as a user's is: rich draws the spinner, at what that costs.
     terminal, screen = pty.openpty()
     cli = subprocess.Popen(
-        [*COMMAND, "server", "up", "--profile", profile, "--port", str(port)],
+        [*spawn.COMMAND, "server", "up", "--profile", profile, "--port", str(port)],
         env=probed,
         cwd=state,  # not a checkout: `python -m` puts its cwd before PYTHONPATH
         stdout=subprocess.DEVNULL,
         stderr=screen,
     )
     os.close(screen)
-    stderr = drawn(terminal)
+    stderr = spawn.drawn(terminal)
     _, status, usage = os.wait4(cli.pid, 0)
     cli.returncode = os.waitstatus_to_exitcode(status)
     returned = time.monotonic() - start
@@ -104,14 +99,14 @@ def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> 
     record = json.loads((state / "server.json").read_text()) if cli.returncode == 0 else None
     # When llama-server itself started: the time before it is beecode's own (CLI, supervisor).
     # The probe's clock where it wrote one, else /proc's start time (10 ms ticks).
-    spawned = probed_spawn(probe_log, start_boottime)
+    spawned = spawn.probed_spawn(probe_log, start_boottime)
     if spawned is None and record:
-        spawned = spawned_after(record["server_pid"], start_boottime)
-    supervisor_cpu = process_cpu_s(record["supervisor_pid"]) if record else None
+        spawned = spawn.spawned_after(record["server_pid"], start_boottime)
+    supervisor_cpu = spawn.process_cpu_s(record["supervisor_pid"]) if record else None
     subprocess.run([*BEECODE, "server", "down"], env=env, cwd=state, capture_output=True)
     if record is None:
         raise RuntimeError(f"beecode server up failed: {stderr.strip()[-300:]}")
-    cpu = cpu_split(probe_log, usage.ru_utime + usage.ru_stime, supervisor_cpu)
+    cpu = spawn.cpu_split(probe_log, usage.ru_utime + usage.ru_stime, supervisor_cpu)
     return {
         "health_s": found[0] if found else returned,
         "returned_s": returned,
@@ -190,14 +185,6 @@ def tui_ready(url: str, workspace: Path, env: dict[str, str]) -> float:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
 
 
-def tree_env(home: Path, tree: Path) -> dict[str, str]:
-    """A checkout's own state, config and compiled modules (the last launch is kept per port:
-    two checkouts sharing a state folder would each replace the other's)."""
-    env = {**isolated_env(home), "PYTHONPATH": str(tree), "PYTHONPYCACHEPREFIX": str(home / "pyc")}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
-
-
 def summary(who: str, runs: list[dict[str, Any]], by_hand_s: float) -> dict[str, Any]:
     """Prints and returns one checkout's medians against the bare launch's."""
     health_s = statistics.median(run["health_s"] for run in runs)
@@ -255,7 +242,7 @@ def main() -> int:
         with scratch("startup") as home:
             paths = {"this": ROOT} | ({"against": args.against.resolve()} if args.against else {})
             runs |= {who: [] for who in paths}
-            trees = {who: tree_env(home / who, tree) for who, tree in paths.items()}
+            trees = {who: spawn.tree_env(home / who, tree) for who, tree in paths.items()}
             # One port per checkout, as a user's `server up` gets the same one every time.
             ports = {who: free_port() for who in trees}
             for who in trees:  # untimed: what a first `server up` leaves cached
@@ -269,7 +256,7 @@ def main() -> int:
                     print(
                         f"  rep {rep + 1}: {who}: server up healthy {run['health_s']:.2f} s "
                         f"(llama-server spawned at {'?' if at is None else f'{at:.2f}'} s), "
-                        f"returned {run['returned_s']:.2f} s; CPU {cpu_text(run)}"
+                        f"returned {run['returned_s']:.2f} s; CPU {spawn.cpu_text(run)}"
                     )
                 hand.append(by_hand(runs["this"][-1]["argv"], home / "by-hand.log"))
                 print(f"  rep {rep + 1}: by hand healthy {hand[-1]:.2f} s")

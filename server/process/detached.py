@@ -7,9 +7,7 @@ once and closes a second pipe when the start is decided, which up() waits on. Wh
 and everything the last healthy launch was planned from are unchanged (server.process.last_launch),
 that launch is started before planning (the plan begins once the supervisor reports the spawn),
 and replaced if the fresh plan differs. Stopping and finding the server are
-server.process.state's down() and running(). Nothing imported before the spawn imports typing,
-dataclasses, platformdirs, shutil or http.client (tests/server/test_cli.py): each is CPU spent
-before llama-server starts.
+server.process.state's down() and running().
 """
 
 from __future__ import annotations
@@ -24,6 +22,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from server.cli.progress import Hooks
 from server.errors import LaunchError
 from server.launch.addresses import check_host, port_in_use, url_for
 from server.process.last_launch import last_launch, launch_fields, remember
@@ -39,7 +38,6 @@ from server.process.state import (
 
 TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
 if TYPE_CHECKING:
-    from server.cli.progress import Hooks
     from server.launch.plan import LaunchPlan
     from server.process.running_server import RunningServer
 
@@ -155,14 +153,11 @@ def up(
     token = os.urandom(16).hex()
     launched: dict[str, object] | None = None  # the record of the launch started, once it is
     try:
-        from server.cli.progress import Hooks
-
         hooks = hooks or Hooks()
         if guess is not None:
             launched = _go(supervisor, {**guess, "token": token, "started": time.time()}, timeout_s)
-            # The plan waits for the spawn (the supervisor's first report, or its end): on a busy
-            # machine the two would share a core, and the server's start is what `up` waits for.
-            select.select([supervisor.reports], [], [], 1.0)
+            # The plan waits for the spawn (the supervisor's first report): on a busy machine
+            select.select([supervisor.reports], [], [], 1.0)  # the two would share a core
         plan = _plan(profile_name, host, port, api_key, hooks, pip_args)
         record = _launch_record(plan, timeout_s, token)
         if launched is not None and launch_fields(launched) != launch_fields(record):
