@@ -19,9 +19,11 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
 if TYPE_CHECKING:
+    from typing import Any
+
     from agent.config import Config
 
 # agent.faces.headless loads openai (~0.6 s); it is imported only for -p, so the TUI starts fast.

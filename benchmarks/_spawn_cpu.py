@@ -1,5 +1,5 @@
 """startup.py's split at llama-server's spawn: when it came, beecode's CPU before it and after;
-and the terminal `server up` draws on.
+the terminal `server up` draws on; the command and environment each checkout runs with.
 
 The spawn's moment comes from spawn_probe/sitecustomize.py, put on the CLI's PYTHONPATH; the
 CLI's whole CPU from wait4, the supervisor's from /proc once `server up` has returned.
@@ -10,12 +10,27 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
+
+from _common import BEECODE, isolated_env
 
 from server.process.pids import start_ticks
 
 PROBE = Path(__file__).resolve().parent / "spawn_probe"  # its sitecustomize
+# What a user types: the environment's console script (imports agent.cli; no runpy), where the
+# checkout is installed; else `python -m agent`.
+SCRIPT = Path(sys.executable).with_name("beecode")
+COMMAND = [str(SCRIPT)] if SCRIPT.exists() else BEECODE
+
+
+def tree_env(home: Path, tree: Path) -> dict[str, str]:
+    """A checkout's own state, config and compiled modules (the last launch is kept per port:
+    two checkouts sharing a state folder would each replace the other's)."""
+    env = {**isolated_env(home), "PYTHONPATH": str(tree), "PYTHONPYCACHEPREFIX": str(home / "pyc")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
 def process_cpu_s(pid: int) -> float | None:
@@ -27,6 +42,16 @@ def process_cpu_s(pid: int) -> float | None:
     except (OSError, ValueError, IndexError):
         return None
     return total / 1e9
+
+
+def probed_spawn(probe_log: Path, start_boottime: float) -> float | None:
+    """Seconds from ``start_boottime`` to the Popen of llama-server, as the probe saw it."""
+    try:
+        return (
+            float(json.loads(probe_log.read_text().splitlines()[0])["boottime_s"]) - start_boottime
+        )
+    except (OSError, ValueError, IndexError, KeyError):
+        return None
 
 
 def cpu_split(probe_log: Path, cli_s: float, supervisor_s: float | None) -> dict[str, Any]:

@@ -1,18 +1,22 @@
 """Startup: `beecode server up` against llama-server by hand, and the TUI's time to interactive.
 
 Both with the engine build and the model already cached, after one untimed `server up` of each
-checkout (what a first start leaves, e.g. the last launch, is there too), each on a port of its
-own every time, and drawing on a terminal (a pty), as a user's. For `server up` the clock runs
-from the command's start to the first 200 on /health (polled from here, beside the command) and
-to the command's return; by hand it runs from Popen of the recorded argv to the first 200. Runs
-alternate, so both see the same page cache. The start time of the llama-server that `server up`
-launched (from /proc) splits its time into beecode's own part (the CLI and the supervisor,
-before the spawn) and the server's part, which should match the bare launch; beecode's CPU is
-split there too (benchmarks/spawn_probe), the figure least distorted by other load. Target:
-`server up` adds little over the bare launch. With ``--against TREE`` each rep also times the
-`server up` of another checkout (PYTHONPATH=TREE): a change compared in one run, at one load.
-With tmux installed, it also starts the TUI (`beecode --endpoint URL`) in a 120x40 tmux pane
-against the running server and times it until the status line shows the connected server.
+checkout (what a first start leaves, e.g. the last launch and the compiled modules, is there too),
+each with a port and a state folder of its own every time, run as the installed `beecode` command
+runs (the console script, not `python -m agent`), drawing on a terminal (a pty), as a user's.
+Modules are compiled once, as an install compiles them: into a scratch folder
+(PYTHONPYCACHEPREFIX), whatever PYTHONDONTWRITEBYTECODE says here, so neither tree is written to.
+For `server up` the clock runs from the command's start to the first 200 on /health (polled from
+here, beside the command) and to the command's return; by hand it runs from Popen of the recorded
+argv to the first 200. Runs alternate, so both see the same page cache. The moment `server up`
+spawned llama-server (the probe's clock at its Popen) splits its time into beecode's own part (the
+CLI and the supervisor, before the spawn) and the server's part, which should match the bare
+launch; beecode's CPU is split there too (benchmarks/spawn_probe), the figure least distorted by
+other load. Target: `server up` adds little over the bare launch. With ``--against TREE`` each
+rep also times the `server up` of another checkout (PYTHONPATH=TREE): a change compared in one
+run, at one load. With tmux installed, it also starts the TUI (`beecode --endpoint URL`) in a
+120x40 tmux pane against the running server and times it until the status line shows the
+connected server.
 
     python benchmarks/startup.py [--reps 3] [--profile tiny] [--no-tui] [--against TREE]
         [--out FILE]
@@ -33,19 +37,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _spawn_cpu as spawn
 from _common import (
     BEECODE,
     ROOT,
     fmt_ratio,
     header,
-    isolated_env,
     main_guard,
     ratio,
     save,
     scratch,
     served,
 )
-from _spawn_cpu import PROBE, cpu_split, cpu_text, drawn, process_cpu_s, spawned_after
 
 from server.health import health
 from server.launch.addresses import free_port
@@ -76,18 +79,18 @@ def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> 
     probe_log = state / "spawn-probe.jsonl"
     probe_log.unlink(missing_ok=True)
     probed = {**env, "BEECODE_BENCH_SPAWN_LOG": str(probe_log)}
-    probed["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), str(PROBE)]))
+    probed["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), str(spawn.PROBE)]))
     # Its stderr is a terminal, as a user's is: rich draws the spinner, at what that costs.
     terminal, screen = pty.openpty()
     cli = subprocess.Popen(
-        [*BEECODE, "server", "up", "--profile", profile, "--port", str(port)],
+        [*spawn.COMMAND, "server", "up", "--profile", profile, "--port", str(port)],
         env=probed,
         cwd=state,  # not a checkout: `python -m` puts its cwd before PYTHONPATH
         stdout=subprocess.DEVNULL,
         stderr=screen,
     )
     os.close(screen)
-    stderr = drawn(terminal)
+    stderr = spawn.drawn(terminal)
     _, status, usage = os.wait4(cli.pid, 0)
     cli.returncode = os.waitstatus_to_exitcode(status)
     returned = time.monotonic() - start
@@ -95,12 +98,15 @@ def via_server_up(profile: str, port: int, env: dict[str, str], state: Path) -> 
     stop.set()
     record = json.loads((state / "server.json").read_text()) if cli.returncode == 0 else None
     # When llama-server itself started: the time before it is beecode's own (CLI, supervisor).
-    spawned = spawned_after(record["server_pid"], start_boottime) if record else None
-    supervisor_cpu = process_cpu_s(record["supervisor_pid"]) if record else None
+    # The probe's clock where it wrote one, else /proc's start time (10 ms ticks).
+    spawned = spawn.probed_spawn(probe_log, start_boottime)
+    if spawned is None and record:
+        spawned = spawn.spawned_after(record["server_pid"], start_boottime)
+    supervisor_cpu = spawn.process_cpu_s(record["supervisor_pid"]) if record else None
     subprocess.run([*BEECODE, "server", "down"], env=env, cwd=state, capture_output=True)
     if record is None:
         raise RuntimeError(f"beecode server up failed: {stderr.strip()[-300:]}")
-    cpu = cpu_split(probe_log, usage.ru_utime + usage.ru_stime, supervisor_cpu)
+    cpu = spawn.cpu_split(probe_log, usage.ru_utime + usage.ru_stime, supervisor_cpu)
     return {
         "health_s": found[0] if found else returned,
         "returned_s": returned,
@@ -234,24 +240,23 @@ def main() -> int:
         hand: list[float] = []
         tui: list[float] = []
         with scratch("startup") as home:
-            trees = {"this": {**isolated_env(home), "PYTHONPATH": str(ROOT)}}
-            if args.against:
-                runs["against"] = []
-                trees["against"] = {**trees["this"], "PYTHONPATH": str(args.against.resolve())}
+            paths = {"this": ROOT} | ({"against": args.against.resolve()} if args.against else {})
+            runs |= {who: [] for who in paths}
+            trees = {who: spawn.tree_env(home / who, tree) for who, tree in paths.items()}
             # One port per checkout, as a user's `server up` gets the same one every time.
             ports = {who: free_port() for who in trees}
             for who in trees:  # untimed: what a first `server up` leaves cached
-                via_server_up(args.profile, ports[who], trees[who], home / "state")
+                via_server_up(args.profile, ports[who], trees[who], home / who / "state")
             for rep in range(args.reps):
                 order = list(trees) if rep % 2 == 0 else list(reversed(trees))
                 for who in order:
-                    run = via_server_up(args.profile, ports[who], trees[who], home / "state")
+                    run = via_server_up(args.profile, ports[who], trees[who], home / who / "state")
                     runs[who].append(run)
                     at = run["spawned_s"]
                     print(
                         f"  rep {rep + 1}: {who}: server up healthy {run['health_s']:.2f} s "
                         f"(llama-server spawned at {'?' if at is None else f'{at:.2f}'} s), "
-                        f"returned {run['returned_s']:.2f} s; CPU {cpu_text(run)}"
+                        f"returned {run['returned_s']:.2f} s; CPU {spawn.cpu_text(run)}"
                     )
                 hand.append(by_hand(runs["this"][-1]["argv"], home / "by-hand.log"))
                 print(f"  rep {rep + 1}: by hand healthy {hand[-1]:.2f} s")

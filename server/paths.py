@@ -1,38 +1,49 @@
-"""Where beecode keeps engines, models, state and config: XDG dirs, overridable for tests."""
+"""Where beecode keeps engines, models, state and config: XDG dirs, overridable for tests.
+
+The XDG Base Directory rules are read here, not through platformdirs: beecode runs on Linux only
+(/proc, prctl), and platformdirs' import (tempfile, shutil, random: ~6 ms of CPU) came before
+`server up` could spawn llama-server.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
-from typing import Any
 
-from platformdirs import user_cache_dir, user_config_dir, user_data_dir, user_state_dir
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
-def _dir(env: str, default: str) -> Path:
-    path = Path(os.environ.get(env) or default)
+def _dir(env: str, xdg: str, default: str) -> Path:
+    """$env, else $xdg/beecode, else ~/default/beecode (an XDG variable counts only when it
+    holds an absolute path, as the specification says)."""
+    base = os.environ.get(xdg, "")
+    if not os.path.isabs(base):
+        base = os.path.expanduser(default)
+    path = Path(os.environ.get(env) or os.path.join(base, "beecode"))
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def cache_dir() -> Path:
     """Engine builds and model files: large, rebuildable, shared by every checkout."""
-    return _dir("BEECODE_CACHE_DIR", user_cache_dir("beecode"))
+    return _dir("BEECODE_CACHE_DIR", "XDG_CACHE_HOME", "~/.cache")
 
 
 def config_dir() -> Path:
-    return _dir("BEECODE_CONFIG_DIR", user_config_dir("beecode"))
+    return _dir("BEECODE_CONFIG_DIR", "XDG_CONFIG_HOME", "~/.config")
 
 
 def data_dir() -> Path:
     """Sessions: the user's work, never deleted by beecode."""
-    return _dir("BEECODE_DATA_DIR", user_data_dir("beecode"))
+    return _dir("BEECODE_DATA_DIR", "XDG_DATA_HOME", "~/.local/share")
 
 
 def state_dir() -> Path:
     """Running-server records and logs."""
-    return _dir("BEECODE_STATE_DIR", user_state_dir("beecode"))
+    return _dir("BEECODE_STATE_DIR", "XDG_STATE_HOME", "~/.local/state")
 
 
 def slots_dir() -> Path:

@@ -13,11 +13,13 @@ import io
 import os
 import threading
 from pathlib import Path
-from types import TracebackType
-from typing import TextIO
 
 from tools.environment import secret_values
-from tools.redact import redact_text
+
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
+if TYPE_CHECKING:
+    from types import TracebackType
+    from typing import TextIO
 
 LIMIT_BYTES = 1 << 20
 _CHUNK = 64 * 1024  # a line longer than this is redacted in pieces
@@ -54,6 +56,10 @@ class RedactedLog:
         return writer
 
     def write(self, text: str) -> None:
+        # Imported at the first write, not with this module: its patterns take ~3 ms of CPU to
+        # compile, which the detached supervisor would spend before it spawns llama-server.
+        from tools.redact import redact_text
+
         with self._lock:
             if self._file.closed:  # a late note after close: still kept, still redacted
                 with open(self.path, "a", encoding="utf-8") as late:

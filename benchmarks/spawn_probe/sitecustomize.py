@@ -2,7 +2,8 @@
 
 Python imports this at start when its folder is on PYTHONPATH; it does nothing unless
 BEECODE_BENCH_SPAWN_LOG names a file. Its audit hook (inherited by the forked supervisor) sees
-the Popen of llama-server and writes one JSON line there: the spawning process's own CPU
+the Popen of llama-server and writes one JSON line there: when (CLOCK_BOOTTIME, to the
+microsecond, where /proc's start time has 10 ms ticks), the spawning process's own CPU
 (getrusage; a forked child starts from zero) and its parent's, the `server up` CLI (schedstat,
 ns; the CLI has one thread before the spawn), so the benchmark can split beecode's CPU into
 before the spawn and while the server loads.
@@ -14,6 +15,7 @@ import json
 import os
 import resource
 import sys
+import time
 
 _LOG = os.environ.get("BEECODE_BENCH_SPAWN_LOG")
 
@@ -36,6 +38,7 @@ def _on_event(event: str, args: tuple[object, ...]) -> None:
         return
     usage = resource.getrusage(resource.RUSAGE_SELF)
     line = {
+        "boottime_s": time.clock_gettime(time.CLOCK_BOOTTIME),
         "spawner_pid": os.getpid(),
         "spawner_cpu_s": usage.ru_utime + usage.ru_stime,
         "parent_pid": os.getppid(),

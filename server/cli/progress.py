@@ -2,16 +2,18 @@
 
 Hooks is what the server code calls; RichHooks is the terminal face the CLI hands it. Nothing here
 is needed for correctness: callers pass Hooks() to stay silent. rich is imported and the display
-started at the first event, so a `server up` with everything cached spawns the server without it.
+started at the first bar, or once a step has lasted STEP_DELAY_S: a `server up` with everything
+cached spawns the server without rich, and a small model's load, over sooner, draws nothing and
+leaves the cores it loads on to it.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
@@ -19,13 +21,23 @@ if TYPE_CHECKING:
     from server.engine.build import BuildProgress
 
 MB = 1_000_000
+STEP_DELAY_S = 2.0  # a spinner for waits over 2 s: a shorter one reads as a pause, not a hang
 
 
-@dataclass(frozen=True)
 class Hooks:
-    build: Callable[[BuildProgress], None] | None = None
-    download: Callable[[str, int, int], None] | None = None  # (what, done bytes, total bytes)
-    step: Callable[[str], None] | None = None  # a phase without a count: "probing", "loading model"
+    """What the server code calls on progress; a hook left None is not called. (A plain class:
+    `server up` makes one before llama-server spawns, where dataclasses would cost 5 ms of CPU
+    and typing's NamedTuple 3 ms.)"""
+
+    __slots__ = ("build", "download", "step")
+
+    def __init__(
+        self,
+        build: Callable[[BuildProgress], None] | None = None,
+        download: Callable[[str, int, int], None] | None = None,  # (what, done, total bytes)
+        step: Callable[[str], None] | None = None,  # a phase without a count: "loading model"
+    ) -> None:
+        self.build, self.download, self.step = build, download, step
 
 
 class RichHooks:
@@ -37,6 +49,9 @@ class RichHooks:
         self._live: Progress | None = None
         self._tasks: dict[str, TaskID] = {}
         self._step: TaskID | None = None
+        self._waiting: str | None = None  # a step not drawn yet: it has not lasted STEP_DELAY_S
+        self.timer: threading.Timer | None = None  # draws the waiting step
+        self._lock = threading.Lock()  # the timer's thread and the caller's
 
     @property
     def _progress(self) -> Progress:
@@ -71,24 +86,42 @@ class RichHooks:
         return self._tasks[key]
 
     def on_build(self, p: BuildProgress) -> None:
-        task = self._task("build", "building llama-server")
-        if p.total:
-            self._progress.update(
-                task, completed=p.done, total=p.total, detail=f"[{p.done}/{p.total}]"
-            )
-        else:  # a step without a count just finished: "fetch_s", "configure_s"
-            self._progress.update(task, detail=f"{p.line.removesuffix('_s')} done")
+        with self._lock:
+            task = self._task("build", "building llama-server")
+            if p.total:
+                self._progress.update(
+                    task, completed=p.done, total=p.total, detail=f"[{p.done}/{p.total}]"
+                )
+            else:  # a step without a count just finished: "fetch_s", "configure_s"
+                self._progress.update(task, detail=f"{p.line.removesuffix('_s')} done")
 
     def on_download(self, what: str, done: int, total: int) -> None:
-        task = self._task(f"download:{what}", f"fetching {what}")
-        size = f"{done / MB:.1f}/{total / MB:.1f} MB" if total else f"{done / MB:.1f} MB"
-        self._progress.update(task, completed=done, total=total or None, detail=size)
+        with self._lock:
+            task = self._task(f"download:{what}", f"fetching {what}")
+            size = f"{done / MB:.1f}/{total / MB:.1f} MB" if total else f"{done / MB:.1f} MB"
+            self._progress.update(task, completed=done, total=total or None, detail=size)
 
     def on_step(self, text: str) -> None:
-        self._finish_step()
-        self._step = self._progress.add_task(text, total=None, detail="")
+        with self._lock:
+            self._finish_step()
+            if self._live is not None:  # drawing already: shown at once
+                self._step = self._progress.add_task(text, total=None, detail="")
+                return
+            self._waiting = text
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer = threading.Timer(STEP_DELAY_S, self._draw_waiting)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def _draw_waiting(self) -> None:
+        with self._lock:
+            if self._shown and self._waiting is not None:
+                self._step = self._progress.add_task(self._waiting, total=None, detail="")
+            self._waiting = None
 
     def _finish_step(self) -> None:
+        self._waiting = None  # over before it was drawn: it stays undrawn
         if self._step is not None:
             self._progress.update(self._step, total=1, completed=1)
 
@@ -101,8 +134,12 @@ class RichHooks:
         self._shown = True
         try:
             yield self.hooks()
-            self._finish_step()
+            with self._lock:
+                self._finish_step()
         finally:
-            self._shown = False
-            if self._live is not None:
-                self._live.stop()
+            with self._lock:
+                self._shown = False
+                if self.timer is not None:
+                    self.timer.cancel()
+                if self._live is not None:
+                    self._live.stop()

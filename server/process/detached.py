@@ -5,8 +5,9 @@ second Python starts; else `python -m server.process.supervise`), plans the laun
 server record and sends the supervisor its token on a pipe; the supervisor starts the server at
 once and closes a second pipe when the start is decided, which up() waits on. When the request
 and everything the last healthy launch was planned from are unchanged (server.process.last_launch),
-that launch is started before planning, and replaced if the fresh plan differs. Stopping and
-finding the server are server.process.state's down() and running().
+that launch is started before planning (the plan begins once the supervisor reports the spawn),
+and replaced if the fresh plan differs. Stopping and finding the server are
+server.process.state's down() and running().
 """
 
 from __future__ import annotations
@@ -20,13 +21,12 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from server.cli.progress import Hooks
 from server.errors import LaunchError
 from server.launch.addresses import check_host, port_in_use, url_for
 from server.process.last_launch import last_launch, launch_fields, remember
 from server.process.state import (
-    RunningServer,
     down,
     explain_failure,
     log_path,
@@ -36,9 +36,10 @@ from server.process.state import (
     write_record,
 )
 
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
 if TYPE_CHECKING:
-    from server.cli.progress import Hooks
     from server.launch.plan import LaunchPlan
+    from server.process.running_server import RunningServer
 
 SUPERVISOR_MODULE = "server.process.supervise"
 
@@ -152,11 +153,11 @@ def up(
     token = os.urandom(16).hex()
     launched: dict[str, object] | None = None  # the record of the launch started, once it is
     try:
-        from server.cli.progress import Hooks  # after the fork: it needs dataclasses (10 ms)
-
         hooks = hooks or Hooks()
         if guess is not None:
             launched = _go(supervisor, {**guess, "token": token, "started": time.time()}, timeout_s)
+            # The plan waits for the spawn (the supervisor's first report): on a busy machine
+            select.select([supervisor.reports], [], [], 1.0)  # the two would share a core
         plan = _plan(profile_name, host, port, api_key, hooks, pip_args)
         record = _launch_record(plan, timeout_s, token)
         if launched is not None and launch_fields(launched) != launch_fields(record):
@@ -290,6 +291,8 @@ def _wait_started(
             announced = True
     current = read_record(state_path()) or {}
     if current.get("status") == "healthy":
+        from server.process.running_server import RunningServer
+
         return RunningServer.from_record(current)
     log = log_path()
     why = f"the server did not come up: {explain_failure(log)} (log: {log})"

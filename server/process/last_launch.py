@@ -15,9 +15,12 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Any
 
 from server.paths import config_dir, read_json_object, state_dir, write_json
+
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
+if TYPE_CHECKING:
+    from typing import Any
 
 LAST_LAUNCH_FILE = "last-launch.json"
 # Set per start, not by the plan: left out of the comparison with the fresh plan.

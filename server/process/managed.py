@@ -100,9 +100,13 @@ class ManagedServer:
         return proc.pid if proc is not None and proc.poll() is None else None
 
     def start(
-        self, timeout_s: float = 120.0, progress: Callable[[str], None] | None = None
+        self,
+        timeout_s: float = 120.0,
+        progress: Callable[[str], None] | None = None,
+        spawned: Callable[[], None] | None = None,
     ) -> None:
-        """Launch and wait until /health answers 200; LaunchError (with the hint) otherwise."""
+        """Launch and wait until /health answers 200; LaunchError (with the hint) otherwise.
+        ``spawned`` is called once llama-server's process exists, ``progress`` as it loads."""
         if port_in_use(self.host, self.port):
             raise LaunchError(
                 f"port {self.port} on {self.host} is already in use; choose another with --port"
@@ -113,6 +117,8 @@ class ManagedServer:
         try:
             with self._lock:
                 self._spawn()
+            if spawned is not None:
+                spawned()
             self._wait_healthy(progress)
         except BaseException:
             self._stopping.set()
@@ -178,7 +184,7 @@ class ManagedServer:
             self._on_change(self, what)
 
     def _wait_healthy(self, progress: Callable[[str], None] | None) -> None:
-        # Imported once the server is spawned (http.client's ~20 ms), not before it.
+        # Imported once the server is spawned, not before it.
         from server.health import health
 
         proc, log = self._proc, self._log

@@ -14,14 +14,17 @@ import re
 import signal
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from server.paths import read_json_object, state_dir, write_json
 from server.process.pids import alive, cmdline, kill_group, start_ticks
 
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
 if TYPE_CHECKING:  # the build's modules are imported where an engine is chosen, not by `up`
+    from typing import Any
+
     from server.engine.cmake_build import BuildOptions
     from server.engine.sources import EngineSource
+    from server.process.running_server import RunningServer
 
 STATE_FILE = "server.json"
 LOG_FILE = "server.log"
@@ -177,44 +180,13 @@ def is_server(pid: int | None, argv: list[str]) -> bool:
     return bool(args) and bool(argv) and args[0] == argv[0]
 
 
-class RunningServer(NamedTuple):
-    """A recorded server whose supervisor is alive. (A NamedTuple: `server up` imports no
-    dataclasses before the spawn.)"""
-
-    url: str
-    host: str
-    port: int
-    pid: int | None  # llama-server's (None while the supervisor restarts it)
-    supervisor_pid: int
-    profile: str
-    argv: list[str]
-    log_path: Path
-    status: str  # starting | loading | healthy | restarting | failed
-    restarts: int
-    record: dict[str, Any]  # everything else: engine, dialect, model, draft, ctx, cache types
-
-    @classmethod
-    def from_record(cls, record: dict[str, Any]) -> RunningServer:
-        return cls(
-            url=record["url"],
-            host=record["host"],
-            port=int(record["port"]),
-            pid=record.get("server_pid"),
-            supervisor_pid=int(record["supervisor_pid"]),
-            profile=record["profile"],
-            argv=list(record["argv"]),
-            log_path=Path(record["log"]),
-            status=record.get("status", "starting"),
-            restarts=int(record.get("restarts", 0)),
-            record=record,
-        )
-
-
 def running() -> RunningServer | None:
     """The recorded server whose supervisor is still alive, or None."""
     record = read_record()
     if record is None or not is_supervisor(record):
         return None
+    from server.process.running_server import RunningServer
+
     try:
         return RunningServer.from_record(record)
     except (KeyError, TypeError, ValueError):

@@ -17,12 +17,15 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import NoReturn
 
 from server.errors import ServerError
 from server.process.managed import ManagedServer
 from server.process.pids import start_ticks
 from server.process.state import read_record, update_record
+
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 
 def wait_for_go(go_fd: int) -> str | None:
@@ -33,16 +36,23 @@ def wait_for_go(go_fd: int) -> str | None:
 
 
 class _Report:
-    """The pipe `server up` follows the start on: "loading" lines, closed once the start is
-    decided (the record then says how). Written from the main thread only, before the monitor."""
+    """The pipe `server up` follows the start on: "spawned" and "loading" lines, closed once the
+    start is decided (the record then says how). Written from the main thread only, before the
+    monitor."""
 
     def __init__(self, fd: int | None) -> None:
         self._fd = fd
 
+    def spawned(self) -> None:
+        self._send(b"spawned\n")
+
     def loading(self) -> None:
+        self._send(b"loading\n")
+
+    def _send(self, line: bytes) -> None:
         if self._fd is not None:
             with contextlib.suppress(OSError):  # `server up` is gone: the start goes on
-                os.write(self._fd, b"loading\n")
+                os.write(self._fd, line)
 
     def close(self) -> None:
         if self._fd is not None:
@@ -115,7 +125,7 @@ def _start(
     if stop.is_set():
         return None
     try:
-        server.start(float(record.get("timeout_s", 300)), progress=loading)
+        server.start(float(record.get("timeout_s", 300)), progress=loading, spawned=report.spawned)
     except ServerError as exc:
         update_record(path, token, status="failed", error=str(exc))
         return None

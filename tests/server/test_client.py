@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
 
 from server.client import (
@@ -112,6 +117,40 @@ def test_nothing_listening_is_a_one_line_error() -> None:
         served_model(url)
     with pytest.raises(LaunchError, match="not answering"):
         wait_healthy(url, timeout_s=0.3)
+
+
+@contextmanager
+def answering(reply: bytes) -> Iterator[tuple[str, list[bytes]]]:
+    """A real socket server on loopback that sends `reply` to each request, and the requests."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    requests: list[bytes] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:  # closed: the test is over
+                return
+            with connection:
+                requests.append(connection.recv(4096))
+                connection.sendall(reply)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", requests
+    finally:
+        listener.close()
+
+
+def test_health_reads_the_status_line_of_the_reply() -> None:
+    loading = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 2\r\n\r\n{}"
+    with answering(loading) as (url, requests):
+        assert health(url + "/v1") == 503
+    assert requests[0].startswith(b"GET /health HTTP/1.1\r\n")
+    with answering(b"HTTP/1.0 200 OK\r\n\r\n") as (url, _):
+        assert health(url) == 200
+    with answering(b"SSH-2.0-OpenSSH_9.6\r\n") as (url, _):  # not an HTTP server
+        assert health(url) is None
 
 
 @pytest.mark.real_server

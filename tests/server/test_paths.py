@@ -1,4 +1,5 @@
-"""server.paths.write_json: atomic, its mode from creation, nothing left behind on a failure."""
+"""server.paths: write_json atomic, its mode from creation, nothing left behind on a failure; the
+XDG folders."""
 
 from __future__ import annotations
 
@@ -33,3 +34,24 @@ def test_data_that_is_not_json_leaves_the_old_file_and_no_temporary(tmp_path: Pa
         write_json(target, {"a": object()})
     assert json.loads(target.read_text()) == {"a": 1}
     assert [p.name for p in tmp_path.iterdir()] == ["record.json"]
+
+
+def test_the_dirs_follow_xdg_and_a_relative_xdg_path_counts_as_unset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.paths import cache_dir, config_dir, data_dir, state_dir
+
+    for name in ("CACHE", "CONFIG", "DATA", "STATE"):
+        monkeypatch.delenv(f"BEECODE_{name}_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", "")
+    assert state_dir() == tmp_path / "state" / "beecode"
+    assert cache_dir() == tmp_path / "home" / ".cache" / "beecode"
+    assert config_dir() == tmp_path / "home" / ".config" / "beecode"
+    assert data_dir() == tmp_path / "home" / ".local" / "share" / "beecode"
+    assert all(folder.is_dir() for folder in (state_dir(), cache_dir(), config_dir(), data_dir()))
+    monkeypatch.setenv("BEECODE_STATE_DIR", str(tmp_path / "mine"))
+    assert state_dir() == tmp_path / "mine"
