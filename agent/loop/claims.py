@@ -68,9 +68,10 @@ _PRINTED = re.compile(
     r"\s*(?:out\s*)?:?\s*[\"'`]?([^\s\"'`,;]+)",
     re.I,
 )
-# "the output was printed": no value
+# "the output was printed", "the output of echo is 7": no value
 _NOT_A_VALUE = frozenset(
-    "nothing no a an the it that this to in was is were are successfully correctly".split()
+    "nothing no a an the it that this to in of from for by with was is were are successfully"
+    " correctly".split()
 )
 _ADMITS = re.compile(
     r"\b(fail\w*|error\w*|not|couldn\S*|cannot|can't|unable|didn\S*|wasn\S*|still|wrong)\b",

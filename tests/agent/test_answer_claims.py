@@ -42,6 +42,7 @@ def test_a_run_said_to_print_what_it_did_not() -> None:
     ]
     assert doubts("It printed nothing.", facts, [""]) == []
     assert doubts("The output was printed.", facts, [""]) == []
+    assert doubts("The output of the command `echo $((3+4))` is `7`.", facts, ["7\n"]) == []
 
 
 def test_success_claimed_after_an_unrecovered_failure() -> None:
