@@ -148,15 +148,17 @@ class ConstrainedSteps(StepPolicy):
 
     def refusal(self, call: Call) -> str | None:
         ledger = self.ledger
-        # The clobbering write's question quotes the file, which the model is to copy.
-        why = ledger.clobbering_write(call) or (
+        clobbering = ledger.clobbering_write(call)
+        why = clobbering or (
             words_refusal(call, ledger, self._said)
             or ledger.test_change(call)
             or ledger.copy_write(call)
             or ledger.folder_write(call)
         )
-        self._said.append(why if why and not why.startswith("this write would") else "")
-        self._asked_ids.add(call.id if why else "")
+        if why:
+            self._asked_ids.add(call.id)
+        if why and not clobbering:  # the clobbering question quotes the file, to be copied
+            self._said.append(why)
         if ledger.pin:
             self._write_next(ledger.pin)
             ledger.pin = None

@@ -113,12 +113,12 @@ def asked_text(task: str, path: str) -> str | None:
 def copied_note(content: str, said: list[str], task: str) -> bool:
     """Whether the content is beecode's words to the model: within a note or a refusal of this
     turn, or holding a long run of one. The task's own words (a note may quote them) are not."""
-    heard = [_flat(s) for s in said if s.strip()]
-    if _flat(content) in _flat(task):
+    heard, asked = [_flat(s) for s in said if s.strip()], _flat(task)
+    if _flat(content) in asked:
         return False
     for line in content.splitlines():  # "write creates it." then "[exit code 1]": copied
         flat = _flat(line.strip(" .[]'\""))
-        if len(flat.split()) >= 2 and flat not in _flat(task) and any(flat in h for h in heard):
+        if len(flat.split()) >= 2 and flat not in asked and any(flat in h for h in heard):
             return True
     words = _flat(content).split()
     runs = (" ".join(words[at : at + COPIED_WORDS]) for at in range(len(words) - COPIED_WORDS + 1))
