@@ -49,9 +49,12 @@ _SAME = {
 }
 _SAME |= {word: same for same in list(_SAME.values()) for word in same}
 # "put out/log.txt saying empty", "notes.txt contains 'buy milk'": the file must hold the text.
-# Quoted, the whole text; else its first word ("contains fourth at the end").
+# Quoted, the whole text; else its first word ("contains fourth at the end"), never an article
+# ("contains the text 'third'" holds 'third', not 'the').
 _SAYING = re.compile(
-    r"\b(?:saying|containing|contains|with the text:?)\s+(?:[\"'`]([^\"'`]+)[\"'`]|([\w#-]+))",
+    r"\b(?:(?:saying|containing|contains)(?:\s+the (?:text|words?|line|string|value):?)?"
+    r"|with the text:?)\s+"
+    r"(?:[\"'`]([^\"'`]+)[\"'`]|(?!(?:the|a|an|only|no|text|lines?)\b)([\w#-]+))",
     re.I,
 )
 _LINES = re.compile(r"\b(?:has|have|contains?|holds?)\s+(\w+)\s+lines?\b", re.I)

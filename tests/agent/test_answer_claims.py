@@ -182,3 +182,9 @@ def test_a_setting_said_set_or_a_text_said_held_that_the_file_does_not_hold(
     notes = TurnFacts(changed=["notes.txt"])
     assert doubts("notes.txt now contains fourth at the end.", notes, [], [], tmp_path) == []
     assert doubts("notes.txt contains 'first'.", notes, [], [], tmp_path) == []
+    # The text after "the text" is the claim, not the article (a true answer was left out).
+    line = "The third line of notes.txt contains the text 'fourth'."
+    assert doubts(line, TurnFacts(), [], [], tmp_path) == []
+    assert doubts("notes.txt contains the word second.", notes, [], [], tmp_path) == [
+        "the answer says notes.txt holds 'second'; it does not"
+    ]
