@@ -44,7 +44,7 @@ from agent.model.endpoint import ChatModel, ContextOverflow, ModelError
 from agent.model.reply import Call, Reply, collect
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
-from agent.steps.constrained import step_policy
+from agent.steps.auto import step_policy
 from agent.steps.habits import ReadLedger
 from agent.steps.policy import Step
 from tools.registry import ToolRegistry

@@ -15,8 +15,6 @@ needs no check first, the next request is the choice "done" or "continue", for t
 only: done leads to the report, continue to a step that must call a tool. Where beecode names
 the file the task asks for (a missing one, the file inside a folder), the next step may only
 write, and its grammar holds the path.
-
-``AutoSteps`` is native until the model's native calls prove invalid, then constrained.
 """
 
 from __future__ import annotations
@@ -26,9 +24,8 @@ import json
 from difflib import SequenceMatcher
 from typing import Any, Literal
 
-from agent.config import ToolMode
 from agent.context.prompt import with_guide
-from agent.loop.events import EventSink, Notice, TextDelta
+from agent.loop.events import EventSink, TextDelta
 from agent.loop.facts import TurnFacts
 from agent.model.reply import Call, Reply, make_call
 from agent.permissions.rules import Permissions
@@ -45,6 +42,7 @@ from agent.steps.schema import (
     step_tools,
     with_path,
 )
+from agent.steps.task_values import value_left_note
 from agent.steps.task_words import missing_note, words_refusal
 from tools.registry import ToolRegistry
 from tools.tool import ToolResult
@@ -55,7 +53,6 @@ Offer = Literal["all", "tools", "answer", "choice", "report"]
 # Three calls in a row, each this similar to the last (difflib's ratio), end the turn with the
 # report: echo loops and rewrites of the same file one character apart, all of which worked.
 VARIATION, NEAR_REPEATS = 0.8, 2
-NATIVE_INVALID_SWITCH = 2  # invalid native calls before "auto" switches to constrained steps
 # Short on purpose: a small model copies the words of this request into its answer.
 REPORT_PROMPT = "Now answer me in one or two sentences."
 WITHHELD = "The model's report is left out: beecode's facts below contradict it."
@@ -178,6 +175,14 @@ class ConstrainedSteps(StepPolicy):
             self.watch.settled = True
         self._change_said = result.output if kind == "edit" and not result.is_error else ""
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
+        done_kind = kind == "edit" or result.meta.get("exit_code") == 0
+        if (
+            done_kind
+            and not failed
+            and (left := value_left_note(self.ledger.task, self.ledger.workspace))
+        ):
+            note += left  # the task's old value is still there: not the end of the task
+            self._offer, done_kind = "tools", False
         if failed and call.name == "bash" and (missing := self.ledger.missing(result.output)):
             note += missing_note(missing, self.ledger.task)
             if missing in self.ledger.task:  # a file the task asks for: the next step writes it
@@ -185,7 +190,6 @@ class ConstrainedSteps(StepPolicy):
         self._said.append(note)
         self._last_result = result.output + note
         self._watch_variations(call, failed)
-        done_kind = kind == "edit" or result.meta.get("exit_code") == 0
         self._finished_step = (self._finished_step or done_kind) and not failed
         return note
 
@@ -248,39 +252,6 @@ class ConstrainedSteps(StepPolicy):
             answer = WITHHELD
         emit(TextDelta(answer))
         return answer, facts
-
-
-class AutoSteps(StepPolicy):
-    """Native steps until the model's native calls prove invalid, then constrained ones."""
-
-    def __init__(
-        self, registry: ToolRegistry, permissions: Permissions, ledger: ReadLedger
-    ) -> None:
-        super().__init__()
-        self.registry, self.permissions, self.ledger = registry, permissions, ledger
-        self.invalid = 0
-
-    def after_calls(self, invalid: int, emit: EventSink) -> StepPolicy:
-        self.invalid += invalid
-        if self.invalid < NATIVE_INVALID_SWITCH:
-            return self
-        emit(Notice("The model's tool calls were invalid; switching to constrained steps."))
-        return ConstrainedSteps(self.registry, self.permissions, self.ledger, self.watch)
-
-
-def step_policy(
-    mode: ToolMode,
-    small_model: bool,
-    registry: ToolRegistry,
-    permissions: Permissions,
-    ledger: ReadLedger,
-) -> StepPolicy:
-    """The policy for ``config.tool_mode``; "auto" is constrained for a small model."""
-    if mode == "constrained" or (mode == "auto" and small_model):
-        return ConstrainedSteps(registry, permissions, ledger)
-    if mode == "auto":
-        return AutoSteps(registry, permissions, ledger)
-    return StepPolicy()
 
 
 def _name(tool: dict[str, Any]) -> str:

@@ -12,7 +12,8 @@ line with the new one. Each check here reads a call against those words:
   time, with the command that appends (asked once, the model sent the same edit again);
 - an edit whose old is the reply format's worked example, not text of the file, is refused;
 - a write of the text the task names for the file, in other letter case, is refused every
-  time (asked once, the model sent the same write again).
+  time (asked once, the model sent the same write again);
+- an edit that puts the task's new value where the old one is not (``task_values``) is refused.
 The refusals give the step to send where the task names the file's text.
 """
 
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from agent.model.reply import Call
 from agent.steps.schema import STEP_GUIDE
+from agent.steps.task_values import value_edit_refusal
 from tools.files import small_text
 
 if TYPE_CHECKING:  # the habits ask here for the text a task names
@@ -37,6 +39,7 @@ READ_BYTES = 64_000  # a larger file is not read for these checks
 APPEND = re.compile(r"\bappend|\bto the end\b|\badd (?:a |the )?(?:new )?line\b", re.I)
 # "a.txt containing 1", "notes.txt with the text: buy milk", "out/log.txt in it saying empty"
 _AFTER_NAME = r"(?:\s+in it)?\s+(?:containing|saying|with (?:the )?(?:text|content)s?:?)\s+"
+_STEP = re.compile(r'\{"name": "\w+", "arguments": \{.*?\}\}', re.S)  # a step to copy
 _QUOTED = r"""(?:'([^']*)'|"([^"]*)"|([^,;'"]+?))(?=\s*(?:,|;|$|\bthen\b|\band\b))"""
 
 
@@ -61,6 +64,8 @@ def words_refusal(call: Call, ledger: ReadLedger, said: list[str]) -> str | None
             return "this echoes beecode's note to you: take the task's next step instead"
     if echoed_task(call, task):
         return "this repeats the task's words: take the task's first step instead"
+    if value := value_edit_refusal(call, task, ledger.workspace):
+        return value
     if example := _example_edit(call, ledger.workspace):
         return example
     if appended := replaced_line(call, task, ledger.workspace):
@@ -113,7 +118,9 @@ def asked_text(task: str, path: str) -> str | None:
 def copied_note(content: str, said: list[str], task: str) -> bool:
     """Whether the content is beecode's words to the model: within a note or a refusal of this
     turn, or holding a long run of one. The task's own words (a note may quote them) are not."""
-    heard, asked = [_flat(s) for s in said if s.strip()], _flat(task)
+    # The steps beecode gave to copy are not its words: sending one is taking the advice.
+    heard = [_flat(_STEP.sub(" ", s)) for s in said if s.strip()]
+    asked = _flat(task)
     if _flat(content) in asked:
         return False
     for line in content.splitlines():  # "write creates it." then "[exit code 1]": copied

@@ -1,0 +1,101 @@
+"""The value a task changes, held against the calls that change it.
+
+Told "change the port from 8080 to 9090", the 0.5B model edited the line above
+(`host = localhost` -> `host = 9090`), or ran a `sed` whose pattern's spacing matched nothing and
+took its exit status 0 for the change. A task that names both values says what the file must
+end with, so beecode can tell the model, with the edit step to copy (a small model copies a whole
+step far better than it follows a description of one):
+- an edit that puts the new value in place of a line without the old one is refused;
+- after a step that worked, a file the task names that still holds the old value and not the new
+  one is said so, and the step is not taken for the end of the task.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from agent.model.reply import Call
+from tools.files import small_text
+
+READ_BYTES = 64_000  # a larger file is not read for these checks
+_VALUE = r"""(?:'([^']+)'|"([^"]+)"|`([^`]+)`|([^\s'"`,;]+?))"""
+# "from 8080 to 9090", "replace 'foo' with 'bar'"; a value ends where the sentence goes on.
+_CHANGE = re.compile(
+    rf"\b(?:from\s+{_VALUE}\s+to|replace\s+{_VALUE}\s+with)\s+{_VALUE}(?=[\s,;]|\.?$|\.\s)"
+)
+_TASK_FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")  # config.ini, src/app.toml
+
+
+def changed_value(task: str) -> tuple[str, str] | None:
+    """The old and new value the task names ("from A to B", "replace A with B"), or None."""
+    found = _CHANGE.search(task)
+    if found is None:
+        return None
+    old, new = [g for g in found.groups() if g is not None]
+    return (old, new) if old != new else None
+
+
+def value_edit_refusal(call: Call, task: str, workspace: Path) -> str | None:
+    """Why this edit, which puts the task's new value in place of text without the old one, is
+    refused (with the edit that changes the old value), or None."""
+    args = call.arguments or {}
+    old, new, path = args.get("old"), args.get("new"), args.get("path")
+    values = changed_value(task)
+    if call.name != "edit" or values is None or not isinstance(path, str):
+        return None
+    if not (isinstance(old, str) and isinstance(new, str)):
+        return None
+    before, after = values
+    if _holds(old, before) or not _holds(new, after):
+        return None
+    edit = _edit_step(workspace, path, before, after)
+    if edit is None:
+        return None
+    return f"old {old.strip()!r} does not hold {before!r}, which the task changes. Send: {edit}"
+
+
+def value_left_note(task: str, workspace: Path) -> str:
+    """After a step that worked: a note for each file the task names that still holds the old
+    value and not the new one (with the edit that changes it), or ""."""
+    values = changed_value(task)
+    if values is None:
+        return ""
+    before, after = values
+    notes = []
+    for name in dict.fromkeys(_TASK_FILE.findall(task)):
+        text = _text(workspace, name)
+        if text is None or not _holds(text, before) or _holds(text, after):
+            continue
+        edit = _edit_step(workspace, name, before, after)
+        then = f" Send: {edit}" if edit else ""
+        notes.append(f"\n[{name} still holds {before!r}, not {after!r}.{then}]")
+    return "".join(notes)
+
+
+def _edit_step(workspace: Path, path: str, before: str, after: str) -> str | None:
+    """The edit of the one line of ``path`` that holds ``before``, or None when no line or
+    several lines do."""
+    text = _text(workspace, path)
+    lines = [line for line in (text or "").splitlines() if _holds(line, before)]
+    if len(lines) != 1:
+        return None
+    line = lines[0].strip()
+    arguments = {"path": path, "old": line, "new": _word(before).sub(after, line)}
+    return json.dumps({"name": "edit", "arguments": arguments})
+
+
+def _word(value: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.-]){re.escape(value)}(?![\w.-])")
+
+
+def _holds(text: str, value: str) -> bool:
+    return _word(value).search(text) is not None
+
+
+def _text(workspace: Path, name: str) -> str | None:
+    path = (workspace / name).resolve()
+    if not path.is_relative_to(workspace.resolve()):
+        return None
+    return small_text(path, READ_BYTES)

@@ -1,0 +1,75 @@
+"""The value a task changes ("from 8080 to 9090"), held against the calls that change it, in
+constrained mode: an edit of the wrong line is refused with the edit to send, and a step that left
+the old value in place is not taken for the end of the task."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent.model.scripted import text
+from agent.steps.task_values import changed_value
+from tests.agent.loop_kit import Face, make_agent, offered, results
+
+DONE = '"done"'
+TASK = "In config.ini change the port from 8080 to 9090"
+CONFIG = "[server]\nhost = localhost\nport = 8080\n"
+
+
+def step(name: str, **arguments: object) -> str:
+    return json.dumps({"name": name, "arguments": arguments})
+
+
+def test_the_values_a_task_names() -> None:
+    assert changed_value(TASK) == ("8080", "9090")
+    assert changed_value("replace 'foo' with \"bar\" in a.py") == ("foo", "bar")
+    assert changed_value("set the version from 1.5 to 2.0. Then commit") == ("1.5", "2.0")
+    assert changed_value("copy it from a.txt to b.txt") == ("a.txt", "b.txt")
+    assert changed_value("change the port to 9090") is None
+    assert changed_value("from 1 to 1") is None
+
+
+async def test_an_edit_of_the_wrong_line_is_refused_with_the_right_one(ws: Path) -> None:
+    """The 0.5B model put 9090 in place of the host's value, one line above the port."""
+    (ws / "config.ini").write_text(CONFIG)
+    right = step("edit", path="config.ini", old="port = 8080", new="port = 9090")
+    replies = [
+        step("read", path="config.ini"),
+        step("edit", path="config.ini", old="host = localhost", new="host = 9090"),
+        right,
+        DONE,
+        step("answer", text="The port is 9090 now."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    finished = await agent.run_turn(TASK, Face())
+
+    assert results(agent)[1] == (
+        f"Error: old 'host = localhost' does not hold '8080', which the task changes. Send: "
+        f"{right}. Fix the call and try again."
+    )
+    assert (ws / "config.ini").read_text() == CONFIG.replace("8080", "9090")
+    assert finished.stop_reason == "done" and finished.facts.doubts == []
+
+
+async def test_a_step_that_left_the_old_value_says_so_and_is_not_the_end(ws: Path) -> None:
+    """A sed whose spacing matched nothing exits 0: no choice of done follows, the note gives
+    the edit, and the model's copy of it is not refused as beecode's words."""
+    (ws / "config.ini").write_text(CONFIG)
+    right = step("edit", path="config.ini", old="port = 8080", new="port = 9090")
+    replies = [
+        step("bash", command="sed -i 's/port=8080/port=9090/' config.ini"),
+        right,
+        DONE,
+        step("answer", text="The port is 9090 now."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    finished = await agent.run_turn(TASK, Face())
+
+    assert results(agent)[0].endswith(
+        f"[exit code 0]\n[config.ini still holds '8080', not '9090'. Send: {right}]"
+    )
+    assert "edit" in offered(model.requests[1])  # a tool step, not the done-or-continue choice
+    assert model.requests[1].reply_format.schema is not None
+    assert "anyOf" in model.requests[1].reply_format.schema
+    assert (ws / "config.ini").read_text() == CONFIG.replace("8080", "9090")
+    assert finished.stop_reason == "done"
