@@ -29,7 +29,7 @@ from agent.loop.events import EventSink, TextDelta
 from agent.loop.facts import TurnFacts
 from agent.model.reply import Call, Reply, make_call
 from agent.permissions.rules import Permissions
-from agent.steps.habits import DONE_NOTE, ReadLedger, TurnWatch
+from agent.steps.habits import DONE_NOTE, FILE_TOOLS, ReadLedger, TurnWatch
 from agent.steps.policy import Step, StepPolicy
 from agent.steps.schema import (
     ANSWER,
@@ -81,13 +81,14 @@ class ConstrainedSteps(StepPolicy):
         self._said: list[str] = []  # beecode's notes and questions to the model this turn
         self._pin: str | None = None  # the path the next step must write
         self._asked_ids: set[str] = set()  # calls refused as a question to the model
+        self._rerun: tuple[str, str] | None = None  # a missing file, the command that needed it
 
     def system(self, prompt: str) -> str:
         return with_guide(prompt, STEP_GUIDE)
 
     def start_turn(self) -> None:
         super().start_turn()
-        self._offer, self._said_nothing, self._said = "all", False, []
+        self._offer, self._said_nothing, self._said, self._rerun = "all", False, [], None
 
     def step(self, tools: list[dict[str, Any]]) -> Step:
         offer, self._offer = self._offer, "all"
@@ -122,6 +123,16 @@ class ConstrainedSteps(StepPolicy):
         another, or the same wrong one again."""
         self.watch.banned = frozenset(self.registry.names()) - {"write"}
         self._offer, self._pin = "tools", path
+
+    def _run_again(self) -> str:
+        """The command that failed for lack of a file, to run now the file exists: told to
+        create a.txt, then copy it, the 0.5B model ran the copy first, wrote a.txt, and chose
+        done."""
+        assert self._rerun is not None
+        (missing, command), self._rerun = self._rerun, None
+        self.watch.banned, self._offer = FILE_TOOLS, "tools"
+        step = json.dumps({"name": "bash", "arguments": {"command": command}})
+        return f"\n[{missing} exists now. Run again the command that failed for it: {step}]"
 
     def _refused_by_mode(self) -> set[str]:
         """Tools the permission mode refuses whatever their arguments: plan mode runs reads
@@ -185,8 +196,12 @@ class ConstrainedSteps(StepPolicy):
             self._offer, done_kind = "tools", False
         if failed and call.name == "bash" and (missing := self.ledger.missing(result.output)):
             note += missing_note(missing, self.ledger.task)
+            self._rerun = (missing, str((call.arguments or {}).get("command", "")))
             if missing in self.ledger.task:  # a file the task asks for: the next step writes it
                 self._write_next(missing)
+        elif not failed and self._rerun and (self.ledger.workspace / self._rerun[0]).exists():
+            note += self._run_again()
+            done_kind = False
         self._said.append(note)
         self._last_result = result.output + note
         self._watch_variations(call, failed)

@@ -47,7 +47,7 @@ async def test_content_copied_from_a_note_is_refused_and_the_path_held(ws: Path)
         # Refused: beecode's note, and the last result's status line after it.
         step("write", path="a.txt", content="a.txt does not exist yet; \n[exit code 1]"),
         step("write", path="a.txt", content="1\n"),
-        '"continue"',
+        # Not the choice of done: the copy that failed for lack of a.txt is to run again.
         step("bash", command="cp a.txt b.txt"),
         DONE,
         step("answer", text="a.txt and b.txt hold 1."),
@@ -64,6 +64,13 @@ async def test_content_copied_from_a_note_is_refused_and_the_path_held(ws: Path)
         f"for: {call}. Fix the call and try again."
     )
     assert "const" not in write_path(model.requests[2])  # held for one step only
+    again = '{"name": "bash", "arguments": {"command": "cp a.txt b.txt"}}'
+    assert results(agent)[2] == (
+        f"created a.txt (1 line)\n[a.txt exists now. Run again the command that failed for it: "
+        f"{again}]"
+    )
+    assert "bash" in offered(model.requests[3])
+    assert not offered(model.requests[3]) & {"write", "edit", "answer"}
     assert (ws / "a.txt").read_text() == (ws / "b.txt").read_text() == "1\n"
     assert finished.stop_reason == "done" and finished.facts.failed == []
 
