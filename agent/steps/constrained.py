@@ -40,8 +40,9 @@ from agent.steps.schema import (
     parse_step,
     step_format,
     step_tools,
-    with_path,
+    with_args,
 )
+from agent.steps.syntax_line import syntax_line, syntax_note
 from agent.steps.task_values import value_left_note
 from agent.steps.task_words import missing_note, words_refusal
 from tools.registry import ToolRegistry
@@ -79,7 +80,7 @@ class ConstrainedSteps(StepPolicy):
         self._variations = 0  # calls in a row that worked, each a small variation of the last
         self._said_nothing = False  # the closing report was empty: the answer is beecode's
         self._said: list[str] = []  # beecode's notes and questions to the model this turn
-        self._pin: str | None = None  # the path the next step must write
+        self._pin: tuple[str, dict[str, str]] | None = None  # the next step's tool, held args
         self._asked_ids: set[str] = set()  # calls refused as a question to the model
         self._rerun: tuple[str, str] | None = None  # a missing file, the command that needed it
 
@@ -111,18 +112,21 @@ class ConstrainedSteps(StepPolicy):
         if offer != "tools" or not offered:  # every tool banned: an empty schema is no grammar
             offered.add(ANSWER)
         callable_now = [t for t in described if _name(t) in offered]
-        if self._pin:  # the grammar holds the path; the prompt prefix stays the same
-            callable_now = [
-                with_path(t, self._pin) if _name(t) == "write" else t for t in callable_now
-            ]
+        if self._pin:  # the grammar holds the arguments; the prompt prefix stays the same
+            tool, held = self._pin
+            callable_now = [with_args(t, held) if _name(t) == tool else t for t in callable_now]
         self._pin = None
         return Step(described, step_format(callable_now), instruction or None)
 
     def _write_next(self, path: str) -> None:
         """The next step writes ``path``: a small model told which file to write writes
         another, or the same wrong one again."""
-        self.watch.banned = frozenset(self.registry.names()) - {"write"}
-        self._offer, self._pin = "tools", path
+        self._next("write", {"path": path})
+
+    def _next(self, tool: str, held: dict[str, str]) -> None:
+        """The next step calls ``tool`` with these arguments held by its grammar."""
+        self.watch.banned = frozenset(self.registry.names()) - {tool}
+        self._offer, self._pin = "tools", (tool, held)
 
     def _run_again(self) -> str:
         """The command that failed for lack of a file, to run now the file exists: told to
@@ -201,6 +205,13 @@ class ConstrainedSteps(StepPolicy):
                 self._write_next(missing)
         elif not failed and self._rerun and (self.ledger.workspace / self._rerun[0]).exists():
             note += self._run_again()
+            done_kind = False
+        if (failed or kind == "edit") and (
+            broken := syntax_line(result.output, self.ledger.workspace)
+        ):
+            path, old, error = broken
+            note += syntax_note(path, old, error)
+            self._next("edit", {"path": path, "old": old})
             done_kind = False
         self._said.append(note)
         self._last_result = result.output + note

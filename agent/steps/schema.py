@@ -147,11 +147,12 @@ def parse_step(text: str) -> str | ParsedCall:
     return call
 
 
-def with_path(tool: dict[str, Any], path: str) -> dict[str, Any]:
-    """The tool with its ``path`` argument held to one value, for the grammar of one step."""
+def with_args(tool: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+    """The tool with the named arguments held to these values, for the grammar of one step."""
     function = tool["function"]
     parameters = function.get("parameters") or {}
-    properties = {**parameters.get("properties", {}), "path": {"type": "string", "const": path}}
+    held = {name: {"type": "string", "const": value} for name, value in values.items()}
+    properties = {**parameters.get("properties", {}), **held}
     return {
         **tool,
         "function": {**function, "parameters": {**parameters, "properties": properties}},
