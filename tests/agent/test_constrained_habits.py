@@ -19,7 +19,7 @@ DONE = '"done"'  # the choice after a step that may have finished the task
 async def fix_broken(ws: Path, *middle: str) -> tuple[Agent, ScriptedModel]:
     """A turn on a broken script: the run fails twice, ``middle`` steps, a run, the choice
     (done), the answer."""
-    (ws / "broken.py").write_text("print(1 +)\n")
+    (ws / "broken.py").write_text("print(1 + x)\n")  # a NameError: no syntax error's line to give
     replies = [text(s) for s in (FAIL, FAIL, *middle, FAIL, DONE, FIXED)]
     agent, model = make_agent(ws, replies, tool_mode="constrained")
     assert (await agent.run_turn("fix broken.py", Face())).final_text == "Fixed."
@@ -28,7 +28,7 @@ async def fix_broken(ws: Path, *middle: str) -> tuple[Agent, ScriptedModel]:
 
 async def test_a_call_failing_twice_takes_its_tool_away_until_a_file_changes(ws: Path) -> None:
     read = '{"name": "read", "arguments": {"path": "broken.py"}}'
-    fix = '{"name": "edit", "arguments": {"path": "broken.py", "old": "1 +", "new": "1"}}'
+    fix = '{"name": "edit", "arguments": {"path": "broken.py", "old": "1 + x", "new": "1"}}'
     agent, model = await fix_broken(ws, read, fix)
 
     steps = [offered(r) for r in model.requests if r.reply_format.name == "step"]
@@ -199,7 +199,7 @@ async def test_a_look_repeated_while_a_failure_waits_for_its_fix_asks_for_the_fi
     """Told to fix a syntax error, the 0.5B model ran the file twice, read it twice and stopped
     as if done: the second read means it is stuck, not finished."""
     read = '{"name": "read", "arguments": {"path": "broken.py"}}'
-    fix = '{"name": "edit", "arguments": {"path": "broken.py", "old": "1 +", "new": "1"}}'
+    fix = '{"name": "edit", "arguments": {"path": "broken.py", "old": "1 + x", "new": "1"}}'
     agent, model = await fix_broken(ws, read, read, fix)
 
     said = results(agent)
@@ -213,7 +213,7 @@ async def test_a_command_failing_on_a_missing_file_is_told_write_creates_it(ws: 
     copy = '{"name": "bash", "arguments": {"command": "cp a.txt b.txt"}}'
     write = '{"name": "write", "arguments": {"path": "a.txt", "content": "1\\n"}}'
     said = '{"name": "answer", "arguments": {"text": "a.txt and b.txt hold 1."}}'
-    replies = [copy, write, '"continue"', copy, DONE, said]
+    replies = [copy, write, copy, DONE, said]  # no choice after the write: the copy is due
     agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     finished = await agent.run_turn("create a.txt containing 1, then copy it to b.txt", Face())
     assert offered(model.requests[1]) == {"write"}  # a file the task asks for: write it now
