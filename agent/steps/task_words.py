@@ -39,6 +39,12 @@ READ_BYTES = 64_000  # a larger file is not read for these checks
 APPEND = re.compile(r"\bappend|\bto the end\b|\badd (?:a |the )?(?:new )?line\b", re.I)
 # "a.txt containing 1", "notes.txt with the text: buy milk", "out/log.txt in it saying empty"
 _AFTER_NAME = r"(?:\s+in it)?\s+(?:containing|saying|with (?:the )?(?:text|content)s?:?)\s+"
+# "append fourth to notes.txt", "append the line 'done' to the end of log.txt"
+_APPENDED = re.compile(
+    r"""\bappend (?:the (?:line|word|text) )?(?:'([^']+)'|"([^"]+)"|(\S+)) to (?:the end of )?"""
+    r"([\w./-]*\w\.\w+)\b",
+    re.I,
+)
 _STEP = re.compile(r'\{"name": "\w+", "arguments": \{.*?\}\}', re.S)  # a step to copy
 _QUOTED = r"""(?:'([^']*)'|"([^"]*)"|([^,;'"]+?))(?=\s*(?:,|;|$|\bthen\b|\band\b))"""
 
@@ -63,7 +69,9 @@ def words_refusal(call: Call, ledger: ReadLedger, said: list[str]) -> str | None
         if echoed and not suggested and copied_note(echoed.group(1), said, task):
             return "this echoes beecode's note to you: take the task's next step instead"
     if echoed_task(call, task):
-        return "this repeats the task's words: take the task's first step instead"
+        line = appended_line(task)
+        first = f"run in bash: {append_command(*line)}" if line else "take the task's first step"
+        return f"this repeats the task's words: {first} instead"
     if value := value_edit_refusal(call, task, ledger.workspace):
         return value
     if example := _example_edit(call, ledger.workspace):
@@ -132,6 +140,19 @@ def copied_note(content: str, said: list[str], task: str) -> bool:
     return any(run in h for run in runs for h in heard)
 
 
+def appended_line(task: str) -> tuple[str, str] | None:
+    """The line and the file of "append fourth to notes.txt", or None."""
+    found = _APPENDED.search(task)
+    if found is None:
+        return None
+    *text, path = [g for g in found.groups() if g is not None]
+    return text[0], path
+
+
+def append_command(line: str, path: str) -> str:
+    return f"echo {shlex.quote(line)} >> {shlex.quote(path)}"
+
+
 def echoed_task(call: Call, task: str) -> bool:
     """Whether a value of the call holds the task's opening words."""
     words = _flat(task).split()
@@ -155,7 +176,7 @@ def replaced_line(call: Call, task: str, workspace: Path) -> str | None:
     if not old.strip() or old in new or old.strip() not in (s.strip() for s in text.splitlines()):
         return None
     if text.endswith("\n"):
-        how = f"run in bash: echo {shlex.quote(new.strip())} >> {shlex.quote(path)}"
+        how = f"run in bash: {append_command(new.strip(), path)}"
     else:
         how = f"edit with old {old!r} and new {old + chr(10) + new!r}"
     line = f"To append {new.strip()!r} as a new last line, {how}"

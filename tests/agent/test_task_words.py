@@ -88,7 +88,9 @@ async def test_the_task_echoed_is_refused(ws: Path) -> None:
     agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     finished = await agent.run_turn(task, Face())
 
-    assert results(agent)[0].startswith("Error: this repeats the task's words")
+    assert results(agent)[0].startswith(
+        "Error: this repeats the task's words: run in bash: echo fourth >> notes.txt instead"
+    )
     assert results(agent)[1].startswith("Error: this echoes beecode's note to you")
     assert (ws / "notes.txt").read_text() == "first\nsecond\nthird\nfourth\n"
     assert finished.final_text == "notes.txt has 4 lines." and finished.facts.doubts == []
