@@ -80,7 +80,7 @@ async def test_the_task_echoed_is_refused(ws: Path) -> None:
     (ws / "notes.txt").write_text("first\nsecond\nthird\n")
     replies = [
         step("bash", command=f"echo '{task}'"),
-        step("bash", command="echo \"this repeats the task's words: take the task's first step\""),
+        step("bash", command='echo "this repeats the task\'s words: run in bash"'),
         step("bash", command="echo fourth >> notes.txt"),
         DONE,
         step("answer", text="notes.txt has 4 lines."),
