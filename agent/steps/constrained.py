@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from agent.context.prompt import with_guide
@@ -30,6 +29,7 @@ from agent.loop.facts import TurnFacts
 from agent.model.reply import Call, Reply, make_call
 from agent.permissions.rules import Permissions
 from agent.steps.habits import DONE_NOTE, FILE_TOOLS, ReadLedger, TurnWatch
+from agent.steps.near_repeats import NearRepeats
 from agent.steps.policy import Step, StepPolicy
 from agent.steps.schema import (
     ANSWER,
@@ -51,9 +51,6 @@ from tools.tool import ToolResult
 # What a step may call: either, a tool, the answer; or no call: the done-or-continue choice,
 # and the report it leads to (the answer only, asked for in words).
 Offer = Literal["all", "tools", "answer", "choice", "report"]
-# Three calls in a row, each this similar to the last (difflib's ratio), end the turn with the
-# report: echo loops and rewrites of the same file one character apart, all of which worked.
-VARIATION, NEAR_REPEATS = 0.8, 2
 # Short on purpose: a small model copies the words of this request into its answer.
 REPORT_PROMPT = "Now answer me in one or two sentences."
 WITHHELD = "The model's report is left out: beecode's facts below contradict it."
@@ -74,10 +71,8 @@ class ConstrainedSteps(StepPolicy):
         self._offer: Offer = "all"
         self._asked: Offer = "all"  # what the latest step offered
         self._finished_step = False  # the latest step's calls may have finished the task
-        self._change_said = ""  # the latest result of a change, in beecode's words
         self._last_result = ""  # the last result the model saw, the report when it says nothing
-        self._last_call = ""  # the latest call that worked, as its name and arguments
-        self._variations = 0  # calls in a row that worked, each a small variation of the last
+        self._repeats = NearRepeats()
         self._said_nothing = False  # the closing report was empty: the answer is beecode's
         self._said: list[str] = []  # beecode's notes and questions to the model this turn
         self._pin: tuple[str, dict[str, str]] | None = None  # the next step's tool, held args
@@ -184,11 +179,6 @@ class ConstrainedSteps(StepPolicy):
             self.watch.banned |= {call.name}
         if note == DONE_NOTE:
             note = ""  # the turn ends with the report now; a small model would copy the note
-        if _fed_back(self._change_said, call):
-            # beecode's own words about a change, fed back as input (echo "wrote notes.txt
-            # (1 line)"): a near-repeat of a model with nothing left to do. It reports now.
-            self.watch.settled = True
-        self._change_said = result.output if kind == "edit" and not result.is_error else ""
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
         done_kind = kind == "edit" or result.meta.get("exit_code") == 0
         if (
@@ -215,23 +205,9 @@ class ConstrainedSteps(StepPolicy):
             done_kind = False
         self._said.append(note)
         self._last_result = result.output + note
-        self._watch_variations(call, failed)
+        self.watch.settled |= self._repeats.seen(call, kind, result.output, failed)
         self._finished_step = (self._finished_step or done_kind) and not failed
         return note
-
-    def _watch_variations(self, call: Call, failed: bool) -> None:
-        """Calls that worked, each a small variation of the last (echo "hi", echo 'hi', echo
-        hi): a near-repeat of a model with nothing left to do, which the same-call guard
-        misses. A variation of a failed call is a retry, not a repeat."""
-        said = f"{call.name} {json.dumps(call.arguments, sort_keys=True)}"
-        if failed:
-            said = ""
-        elif _small_variation(self._last_call, said):
-            self._variations += 1
-            self.watch.settled |= self._variations >= NEAR_REPEATS
-        else:
-            self._variations = 0
-        self._last_call = said
 
     def after_calls(self, invalid: int, emit: EventSink) -> StepPolicy:
         """A step whose calls all worked, one a change or a command that exited 0, may have
@@ -282,16 +258,3 @@ class ConstrainedSteps(StepPolicy):
 
 def _name(tool: dict[str, Any]) -> str:
     return str(tool["function"]["name"])
-
-
-def _fed_back(said: str, call: Call) -> bool:
-    """Whether the call's arguments hold ``said`` (its first line, if long enough to tell)."""
-    line = said.strip().split("\n", 1)[0]
-    values = (call.arguments or {}).values()
-    return len(line) >= 12 and any(isinstance(v, str) and line in v for v in values)
-
-
-def _small_variation(last: str, call: str) -> bool:
-    """Whether ``call`` (a tool name and its arguments) is ``last`` changed a little."""
-    same_tool = last.split(" ", 1)[0] == call.split(" ", 1)[0]
-    return same_tool and last != call and SequenceMatcher(None, last, call).ratio() >= VARIATION
