@@ -63,6 +63,12 @@ class EditTool(BaseTool):
                 f"old not found in {shown}, {MADE_ALREADY}: the change is made, or old and new "
                 "are swapped (old is the text in the file now, new what replaces it)"
             )
+        if starts and _inside_new(text, starts, old, new):
+            # Sent twice, "def f()" -> "def f():" would make "def f()::" of its own result.
+            raise ToolError(
+                f"old is found in {shown} only inside new: the change is made already; nothing "
+                "changed"
+            )
         if not starts and old.strip() in (shown, full.name):
             # Asked to rename a file, a small model edits the file's own name in its text.
             raise ToolError(
@@ -123,6 +129,14 @@ def _moved(shown: str, new: str, ctx: ToolContext) -> str:
         command = move_command(shown, target, ctx.workspace)
         return f"To rename or move the file itself, run in bash: {command}"
     return "To rename or move the file itself, use mv in bash"
+
+
+def _inside_new(text: str, starts: list[int], old: str, new: str) -> bool:
+    """Whether each occurrence of old is where new, which holds it, already stands."""
+    offset = new.find(old)
+    return offset >= 0 and all(
+        start >= offset and text.startswith(new, start - offset) for start in starts
+    )
 
 
 def _occurrences(text: str, old: str) -> list[int]:

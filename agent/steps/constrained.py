@@ -43,8 +43,8 @@ from agent.steps.schema import (
     with_args,
 )
 from agent.steps.syntax_line import syntax_line, syntax_note
-from agent.steps.task_values import value_left_note
-from agent.steps.task_words import missing_note, words_refusal
+from agent.steps.task_values import value_edit_refusal, value_left_note
+from agent.steps.task_words import is_question, missing_note, words_refusal
 from tools.registry import ToolRegistry
 from tools.tool import ToolResult
 
@@ -135,9 +135,10 @@ class ConstrainedSteps(StepPolicy):
 
     def _refused_by_mode(self) -> set[str]:
         """Tools the permission mode refuses whatever their arguments: plan mode runs reads
-        only, and a small model offered a write there tries it again and again."""
+        only, and a small model offered a write there tries it again and again. A question
+        changes no file: asked for the third line of notes.txt, the 0.5B model edited it."""
         if self.permissions.mode != "plan":
-            return set()
+            return set(FILE_TOOLS) if is_question(self.ledger.task) else set()
         return {
             n for n in self.registry.names() if (t := self.registry.get(n)) and t.kind({}) != "read"
         }
@@ -156,8 +157,12 @@ class ConstrainedSteps(StepPolicy):
     def refusal(self, call: Call) -> str | None:
         ledger = self.ledger
         clobbering = ledger.clobbering_write(call)
+        value = value_edit_refusal(call, ledger.task, ledger.workspace)
+        if value and not clobbering:
+            self._next("edit", value[1])  # the line that holds the task's old value
         why = clobbering or (
-            words_refusal(call, ledger, self._said)
+            (value and value[0])
+            or words_refusal(call, ledger, self._said)
             or ledger.test_change(call)
             or ledger.copy_write(call)
             or ledger.folder_write(call)

@@ -37,9 +37,10 @@ def changed_value(task: str) -> tuple[str, str] | None:
     return (old, new) if old != new else None
 
 
-def value_edit_refusal(call: Call, task: str, workspace: Path) -> str | None:
+def value_edit_refusal(call: Call, task: str, workspace: Path) -> tuple[str, dict[str, str]] | None:
     """Why this edit, which puts the task's new value in place of text without the old one, is
-    refused (with the edit that changes the old value), or None."""
+    refused, and the edit's path and old to hold the next step to (asked once, the 0.5B model
+    sent the same edit three times); or None."""
     args = call.arguments or {}
     old, new, path = args.get("old"), args.get("new"), args.get("path")
     values = changed_value(task)
@@ -50,10 +51,13 @@ def value_edit_refusal(call: Call, task: str, workspace: Path) -> str | None:
     before, after = values
     if _holds(old, before) or not _holds(new, after):
         return None
-    edit = _edit_step(workspace, path, before, after)
+    edit = _edit_args(workspace, path, before, after)
     if edit is None:
         return None
-    return f"old {old.strip()!r} does not hold {before!r}, which the task changes. Send: {edit}"
+    why = (
+        f"old {old.strip()!r} does not hold {before!r}, which the task changes. Send: {_step(edit)}"
+    )
+    return why, {"path": path, "old": edit["old"]}
 
 
 def value_left_note(task: str, workspace: Path) -> str:
@@ -68,13 +72,13 @@ def value_left_note(task: str, workspace: Path) -> str:
         text = _text(workspace, name)
         if text is None or not _holds(text, before) or _holds(text, after):
             continue
-        edit = _edit_step(workspace, name, before, after)
-        then = f" Send: {edit}" if edit else ""
+        edit = _edit_args(workspace, name, before, after)
+        then = f" Send: {_step(edit)}" if edit else ""
         notes.append(f"\n[{name} still holds {before!r}, not {after!r}.{then}]")
     return "".join(notes)
 
 
-def _edit_step(workspace: Path, path: str, before: str, after: str) -> str | None:
+def _edit_args(workspace: Path, path: str, before: str, after: str) -> dict[str, str] | None:
     """The edit of the one line of ``path`` that holds ``before``, or None when no line or
     several lines do."""
     text = _text(workspace, path)
@@ -82,7 +86,10 @@ def _edit_step(workspace: Path, path: str, before: str, after: str) -> str | Non
     if len(lines) != 1:
         return None
     line = lines[0].strip()
-    arguments = {"path": path, "old": line, "new": _word(before).sub(after, line)}
+    return {"path": path, "old": line, "new": _word(before).sub(after, line)}
+
+
+def _step(arguments: dict[str, str]) -> str:
     return json.dumps({"name": "edit", "arguments": arguments})
 
 

@@ -12,8 +12,7 @@ line with the new one. Each check here reads a call against those words:
   time, with the command that appends (asked once, the model sent the same edit again);
 - an edit whose old is the reply format's worked example, not text of the file, is refused;
 - a write of the text the task names for the file, in other letter case, is refused every
-  time (asked once, the model sent the same write again);
-- an edit that puts the task's new value where the old one is not (``task_values``) is refused.
+  time (asked once, the model sent the same write again).
 The refusals give the step to send where the task names the file's text.
 """
 
@@ -27,7 +26,6 @@ from typing import TYPE_CHECKING
 
 from agent.model.reply import Call
 from agent.steps.schema import STEP_GUIDE
-from agent.steps.task_values import value_edit_refusal
 from tools.files import small_text
 
 if TYPE_CHECKING:  # the habits ask here for the text a task names
@@ -45,6 +43,9 @@ _APPENDED = re.compile(
     r"([\w./-]*\w\.\w+)\b",
     re.I,
 )
+_ASKING = {"what", "which", "who", "whose", "where", "when", "why", "how", "is", "are", "was"}
+_ASKING |= {"were", "does", "do", "did", "has", "have"}
+_QUOTE = re.compile(r"""(?<!\w)'[^'\n]*'(?!\w)|(?<!\w)"[^"\n]*"(?!\w)""")  # 'x', not task's
 _STEP = re.compile(r'\{"name": "\w+", "arguments": \{.*?\}\}', re.S)  # a step to copy
 _QUOTED = r"""(?:'([^']*)'|"([^"]*)"|([^,;'"]+?))(?=\s*(?:,|;|$|\bthen\b|\band\b))"""
 
@@ -72,8 +73,6 @@ def words_refusal(call: Call, ledger: ReadLedger, said: list[str]) -> str | None
         line = appended_line(task)
         first = f"run in bash: {append_command(*line)}" if line else "take the task's first step"
         return f"this repeats the task's words: {first} instead"
-    if value := value_edit_refusal(call, task, ledger.workspace):
-        return value
     if example := _example_edit(call, ledger.workspace):
         return example
     if appended := replaced_line(call, task, ledger.workspace):
@@ -126,8 +125,9 @@ def asked_text(task: str, path: str) -> str | None:
 def copied_note(content: str, said: list[str], task: str) -> bool:
     """Whether the content is beecode's words to the model: within a note or a refusal of this
     turn, or holding a long run of one. The task's own words (a note may quote them) are not."""
-    # The steps beecode gave to copy are not its words: sending one is taking the advice.
-    heard = [_flat(_STEP.sub(" ", s)) for s in said if s.strip()]
+    # The steps beecode gave to copy are not its words, nor what it quoted of a file: sending
+    # one is taking the advice ("in the line 'def add(a, b)::'" quotes the file).
+    heard = [_flat(_QUOTE.sub(" ", _STEP.sub(" ", s))) for s in said if s.strip()]
     asked = _flat(task)
     if _flat(content) in asked:
         return False
@@ -151,6 +151,13 @@ def appended_line(task: str) -> tuple[str, str] | None:
 
 def append_command(line: str, path: str) -> str:
     return f"echo {shlex.quote(line)} >> {shlex.quote(path)}"
+
+
+def is_question(task: str) -> bool:
+    """Whether the task asks a question ("what is the third line of notes.txt?"), not for a
+    change put politely ("can you fix x.py?")."""
+    words = task.strip().lower().split()
+    return task.strip().endswith("?") and bool(words) and words[0] in _ASKING
 
 
 def echoed_task(call: Call, task: str) -> bool:

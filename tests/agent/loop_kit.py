@@ -68,6 +68,16 @@ def offered(request: Request) -> set[str]:
     return {branch["properties"]["name"]["const"] for branch in schema["anyOf"]}
 
 
+def arguments_schema(request: Request, tool: str) -> Any:
+    """The properties a constrained step's call of ``tool`` is held to."""
+    schema = request.reply_format.schema
+    assert schema is not None, "not a constrained step"
+    for branch in schema["anyOf"]:
+        if branch["properties"]["name"]["const"] == tool:
+            return branch["properties"]["arguments"]["properties"]
+    raise AssertionError(f"{tool} is not offered")
+
+
 def results(agent: Agent) -> list[str]:
     """The tool results in the agent's history, in order."""
     return [m["content"] for m in agent.messages if m["role"] == "tool"]

@@ -5,25 +5,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-from agent.model.scripted import Request, text
+from agent.model.scripted import text
 from agent.steps.syntax_line import syntax_line
-from tests.agent.loop_kit import Face, make_agent, offered, results
+from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results
 
 BROKEN = "def add(a, b)\n    return a + b\n\n\nprint(add(2, 3))\n"
 
 
 def step(name: str, **arguments: object) -> str:
     return json.dumps({"name": name, "arguments": arguments})
-
-
-def edit_args(request: Request) -> Any:
-    assert request.reply_format.schema is not None
-    for branch in request.reply_format.schema["anyOf"]:
-        if branch["properties"]["name"]["const"] == "edit":
-            return branch["properties"]["arguments"]["properties"]
-    raise AssertionError("edit is not offered")
 
 
 def test_the_line_python_names(tmp_path: Path) -> None:
@@ -59,8 +50,8 @@ async def test_a_syntax_error_gives_the_line_to_fix(ws: Path) -> None:
         "that line, fixed.]"
     )
     assert offered(model.requests[1]) == {"edit"}
-    held = edit_args(model.requests[1])
+    held = arguments_schema(model.requests[1], "edit")
     assert held["path"]["const"] == "broken.py" and held["old"]["const"] == "def add(a, b)"
-    assert "const" not in edit_args(model.requests[2])["old"]  # held for one step only
+    assert "const" not in arguments_schema(model.requests[2], "edit")["old"]  # for one step
     assert (ws / "broken.py").read_text() == BROKEN.replace("b)\n", "b):\n", 1)
     assert finished.stop_reason == "done" and finished.facts.doubts == []

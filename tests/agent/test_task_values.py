@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent.model.scripted import text
 from agent.steps.task_values import changed_value
-from tests.agent.loop_kit import Face, make_agent, offered, results
+from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results
 
 DONE = '"done"'
 TASK = "In config.ini change the port from 8080 to 9090"
@@ -40,9 +40,14 @@ async def test_an_edit_of_the_wrong_line_is_refused_with_the_right_one(ws: Path)
         DONE,
         step("answer", text="The port is 9090 now."),
     ]
-    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     finished = await agent.run_turn(TASK, Face())
 
+    # Asked once, the 0.5B model sent the same edit again: the next step's grammar holds old.
+    assert offered(model.requests[2]) == {"edit"}
+    held = arguments_schema(model.requests[2], "edit")
+    assert held["path"]["const"] == "config.ini" and held["old"]["const"] == "port = 8080"
+    assert "const" not in held["new"]
     assert results(agent)[1] == (
         f"Error: old 'host = localhost' does not hold '8080', which the task changes. Send: "
         f"{right}. Fix the call and try again."

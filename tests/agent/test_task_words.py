@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.model.scripted import Request, text
-from agent.steps.task_words import asked_text
+from agent.steps.task_words import asked_text, is_question
 from tests.agent.loop_kit import Face, make_agent, offered, results
 
 DONE = '"done"'
@@ -152,3 +152,32 @@ async def test_a_folder_the_task_names_holds_the_next_write_to_its_file(ws: Path
 
     assert write_path(model.requests[1]) == {"type": "string", "const": "docs/index.md"}
     assert (ws / "docs" / "index.md").read_text() == "# Docs\n"
+
+
+async def test_a_question_is_offered_no_change(ws: Path) -> None:
+    """Asked for the third line of notes.txt, the 0.5B model replaced its first line."""
+    (ws / "notes.txt").write_text("first\nsecond\nthird\n")
+    replies = [step("read", path="notes.txt"), step("answer", text="The third line is third.")]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    finished = await agent.run_turn("what is the third line of notes.txt?", Face())
+
+    assert not offered(model.requests[0]) & {"write", "edit"}
+    assert {"read", "bash", "answer"} <= offered(model.requests[0])
+    assert finished.final_text == "The third line is third."
+    assert is_question("how many words are in notes.txt?")
+    assert not is_question("can you fix calc.py?") and not is_question("fix calc.py")
+
+
+async def test_a_fix_of_a_line_beecode_quoted_is_not_its_words(ws: Path) -> None:
+    """The note on a syntax error quotes the broken line: the fixed line is a substring of it,
+    and is the model's own work, not a copy of beecode's words."""
+    (ws / "broken.py").write_text("def add(a, b)::\n    return a + b\n")
+    fix = step("edit", path="broken.py", old="def add(a, b)::", new="def add(a, b):")
+    run = step("bash", command="python3 broken.py")
+    replies = [run, fix, run, DONE, step("answer", text="ok")]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("Fix the syntax error in broken.py", Face())
+
+    assert "in the line 'def add(a, b)::'" in results(agent)[0]
+    assert results(agent)[1].startswith("edited broken.py")
+    assert (ws / "broken.py").read_text() == "def add(a, b):\n    return a + b\n"

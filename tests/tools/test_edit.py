@@ -74,6 +74,20 @@ async def test_old_and_new_swapped_or_the_change_made_already_is_said(
     assert source.read_text() == SOURCE
 
 
+async def test_an_edit_sent_again_onto_its_own_result_changes_nothing(
+    ctx: ToolContext, source: Path
+) -> None:
+    added = {"path": "app.py", "old": "def main()", "new": "def main() -> None"}
+    assert not (await edit.run(added, ctx)).is_error
+    again = await edit.run(added, ctx)  # would make "def main() -> None -> None"
+    assert again.is_error and "the change is made already; nothing changed" in again.output
+    assert source.read_text() == SOURCE.replace("def main()", "def main() -> None")
+    # Where old also stands without new around it, the edit is made there.
+    source.write_text("x = 1\nx = 1  # one\n")
+    one = {"path": "app.py", "old": "x = 1", "new": "x = 1  # one", "replace_all": True}
+    assert not (await edit.run(one, ctx)).is_error
+
+
 async def test_an_edit_of_the_file_name_is_told_the_mv_command(
     ctx: ToolContext, source: Path
 ) -> None:
