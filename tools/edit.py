@@ -65,9 +65,8 @@ class EditTool(BaseTool):
             )
         if starts and _inside_new(text, starts, old, new):
             # Sent twice, "def f()" -> "def f():" would make "def f()::" of its own result.
-            raise ToolError(
-                f"old is found in {shown} only inside new: the change is made already; nothing "
-                "changed"
+            return ToolResult(
+                f"{shown} already holds this change (old is only inside new); nothing changed"
             )
         if not starts and old.strip() in (shown, full.name):
             # Asked to rename a file, a small model edits the file's own name in its text.

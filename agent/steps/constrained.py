@@ -43,7 +43,7 @@ from agent.steps.schema import (
     with_args,
 )
 from agent.steps.syntax_line import syntax_line, syntax_note
-from agent.steps.task_values import value_edit_refusal, value_left_note
+from agent.steps.task_values import value_edit_refusal, value_left
 from agent.steps.task_words import is_question, missing_note, words_refusal
 from tools.registry import ToolRegistry
 from tools.tool import ToolResult
@@ -186,13 +186,15 @@ class ConstrainedSteps(StepPolicy):
             note = ""  # the turn ends with the report now; a small model would copy the note
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
         done_kind = kind == "edit" or result.meta.get("exit_code") == 0
-        if (
-            done_kind
-            and not failed
-            and (left := value_left_note(self.ledger.task, self.ledger.workspace))
-        ):
-            note += left  # the task's old value is still there: not the end of the task
+        left, held = (
+            value_left(self.ledger.task, self.ledger.workspace) if done_kind else ("", None)
+        )
+        if left and not failed:  # the task's old value is still there: not the end of the task
+            note += left
             self._offer, done_kind = "tools", False
+            self.watch.settled = False  # a repeat of the step that changed nothing: not done
+            if held:
+                self._next("edit", held)
         if failed and call.name == "bash" and (missing := self.ledger.missing(result.output)):
             note += missing_note(missing, self.ledger.task)
             self._rerun = (missing, str((call.arguments or {}).get("command", "")))

@@ -60,14 +60,15 @@ def value_edit_refusal(call: Call, task: str, workspace: Path) -> tuple[str, dic
     return why, {"path": path, "old": edit["old"]}
 
 
-def value_left_note(task: str, workspace: Path) -> str:
+def value_left(task: str, workspace: Path) -> tuple[str, dict[str, str] | None]:
     """After a step that worked: a note for each file the task names that still holds the old
-    value and not the new one (with the edit that changes it), or ""."""
+    value and not the new one (with the edit that changes it), or ""; and the path and old of
+    that edit, to hold the next step to (told once, the 0.5B model ran the same sed again)."""
     values = changed_value(task)
     if values is None:
-        return ""
+        return "", None
     before, after = values
-    notes = []
+    notes, held = [], None
     for name in dict.fromkeys(_TASK_FILE.findall(task)):
         text = _text(workspace, name)
         if text is None or not _holds(text, before) or _holds(text, after):
@@ -75,7 +76,9 @@ def value_left_note(task: str, workspace: Path) -> str:
         edit = _edit_args(workspace, name, before, after)
         then = f" Send: {_step(edit)}" if edit else ""
         notes.append(f"\n[{name} still holds {before!r}, not {after!r}.{then}]")
-    return "".join(notes)
+        if edit and held is None:
+            held = {"path": name, "old": edit["old"]}
+    return "".join(notes), held
 
 
 def _edit_args(workspace: Path, path: str, before: str, after: str) -> dict[str, str] | None:
