@@ -43,6 +43,7 @@ from agent.steps.schema import (
     with_args,
 )
 from agent.steps.syntax_line import syntax_line, syntax_note
+from agent.steps.task_change import NOT_DONE_NOTE, asks_change, workspace_state
 from agent.steps.task_values import value_edit_refusal, value_left
 from agent.steps.task_words import is_question, missing_note, words_refusal
 from tools.registry import ToolRegistry
@@ -78,6 +79,8 @@ class ConstrainedSteps(StepPolicy):
         self._pin: tuple[str, dict[str, str]] | None = None  # the next step's tool, held args
         self._asked_ids: set[str] = set()  # calls refused as a question to the model
         self._rerun: tuple[str, str] | None = None  # a missing file, the command that needed it
+        self._before: tuple[object, ...] | None = None  # the workspace as the turn found it
+        self._wrote = False  # a write or edit of this turn worked
 
     def system(self, prompt: str) -> str:
         return with_guide(prompt, STEP_GUIDE)
@@ -85,8 +88,11 @@ class ConstrainedSteps(StepPolicy):
     def start_turn(self) -> None:
         super().start_turn()
         self._offer, self._said_nothing, self._said, self._rerun = "all", False, [], None
+        self._before, self._wrote = None, False
 
     def step(self, tools: list[dict[str, Any]]) -> Step:
+        if self._before is None:  # before the turn's first call: the task is known by now
+            self._before = workspace_state(self.ledger.task, self.ledger.workspace)
         offer, self._offer = self._offer, "all"
         self._asked = offer
         if offer == "choice":  # the tools described as ever: the prompt prefix stays the same
@@ -122,6 +128,13 @@ class ConstrainedSteps(StepPolicy):
         """The next step calls ``tool`` with these arguments held by its grammar."""
         self.watch.banned = frozenset(self.registry.names()) - {tool}
         self._offer, self._pin = "tools", (tool, held)
+
+    def _changed(self) -> bool:
+        """Whether the turn changed anything, where its task asks for a change."""
+        task, workspace = self.ledger.task, self.ledger.workspace
+        if self._wrote or not asks_change(task):
+            return True
+        return workspace_state(task, workspace) != self._before
 
     def _run_again(self) -> str:
         """The command that failed for lack of a file, to run now the file exists: told to
@@ -203,6 +216,10 @@ class ConstrainedSteps(StepPolicy):
         elif not failed and self._rerun and (self.ledger.workspace / self._rerun[0]).exists():
             note += self._run_again()
             done_kind = False
+        self._wrote |= kind == "edit" and not failed
+        if done_kind and not failed and not self._changed():
+            note += NOT_DONE_NOTE  # a run that exited 0 is not the change the task asks for
+            self._offer, done_kind = "tools", False
         if (failed or kind == "edit") and (
             broken := syntax_line(result.output, self.ledger.workspace)
         ):

@@ -1,0 +1,76 @@
+"""Whether a task that asks for a change has changed anything yet.
+
+Told to rename foo to bar in utils.py, the 0.5B model ran utils.py, saw it exit 0, chose done and
+said "renamed". A command that exits 0 may have finished a task that asks to run something; a
+task that asks for a change is not finished before something changed: a write or edit that
+worked, a file the task names, the workspace's top-level entries or their times (a folder made
+or written in), a file's mode, the repository's last commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+from agent.steps.task_words import is_question
+
+CHANGE_VERBS = frozenset(
+    "add append change chmod commit copy create delete edit fix implement insert make mkdir "
+    "modify move put refactor remove rename replace rewrite save set touch update write".split()
+)
+NOT_DONE_NOTE = "\n[No file has changed yet, and the task asks for a change.]"
+_TASK_FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")  # utils.py, src/app.py
+_SKIPPED = {".git", "__pycache__", ".beecode"}  # a run or a git status touches these
+HASHED_BYTES = 1_000_000  # a larger file counts by its size and time
+
+
+def asks_change(task: str) -> bool:
+    words = set(re.findall(r"[a-z]+", task.lower()))
+    return not is_question(task) and bool(words & CHANGE_VERBS)
+
+
+def workspace_state(task: str, workspace: Path) -> tuple[object, ...]:
+    """What a change the task asks for would alter: the files it names, the top-level entries
+    with their times and modes, the last commit."""
+    root = workspace.resolve()
+    named = [_file_state(root / name) for name in sorted(set(_TASK_FILE.findall(task)))]
+    try:
+        names = sorted(name for name in os.listdir(root) if name not in _SKIPPED)
+    except OSError:
+        names = []
+    top = [(name, _stat(root / name)) for name in names]
+    return (named, top, _head(root))
+
+
+def _file_state(path: Path) -> tuple[object, ...]:
+    try:
+        st = path.stat()
+        if not path.is_file() or st.st_size > HASHED_BYTES:
+            return (st.st_mode, st.st_size, st.st_mtime_ns)
+        return (st.st_mode, hashlib.sha256(path.read_bytes()).hexdigest())
+    except OSError:
+        return ()
+
+
+def _stat(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mode, st.st_size, st.st_mtime_ns)
+
+
+def _head(root: Path) -> str:
+    """The commit HEAD names, read from .git without running git (a small model's step is
+    seconds; this is microseconds)."""
+    git = root / ".git"
+    try:
+        head = (git / "HEAD").read_text().strip()
+        if head.startswith("ref: "):
+            ref = git / head[5:]
+            return ref.read_text().strip() if ref.is_file() else head
+        return head
+    except OSError:
+        return ""

@@ -1,0 +1,80 @@
+"""A task that asks for a change is not finished before something changed, in constrained
+mode: a command that exits 0 leads to the done-or-continue choice only where the task asks to
+run something, or once a change was made."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from agent.model.scripted import text
+from agent.steps.task_change import NOT_DONE_NOTE, asks_change, workspace_state
+from tests.agent.loop_kit import Face, make_agent, offered, results
+
+DONE = '"done"'
+UTILS = "def foo():\n    return 1\n\n\nprint(foo())\n"
+
+
+def step(name: str, **arguments: object) -> str:
+    return json.dumps({"name": name, "arguments": arguments})
+
+
+def test_which_tasks_ask_for_a_change() -> None:
+    assert asks_change("Rename the function foo to bar in utils.py")
+    assert asks_change("create hello.sh that echoes hi, make it executable and run it")
+    assert not asks_change("Run python3 -c 'print(6 * 7)' and tell me what it printed")
+    assert not asks_change("what does python3 -c 'print(2**10)' print?")
+    assert not asks_change("count the lines in notes.txt")
+
+
+def test_what_counts_as_a_change(ws: Path) -> None:
+    task = "make notes.txt executable"
+    (ws / "notes.txt").write_text("x\n")
+    before = workspace_state(task, ws)
+    assert workspace_state(task, ws) == before
+    (ws / "notes.txt").chmod(0o755)
+    assert workspace_state(task, ws) != before
+    before = workspace_state(task, ws)
+    (ws / "docs").mkdir()  # a folder made
+    assert workspace_state(task, ws) != before
+    before = workspace_state(task, ws)
+    (ws / "__pycache__").mkdir()  # what a run leaves is no change
+    assert workspace_state(task, ws) == before
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=ws, check=True)
+    before = workspace_state(task, ws)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"],
+        cwd=ws,
+        check=True,
+    )
+    assert workspace_state(task, ws) != before  # the last commit moved
+
+
+async def test_a_run_is_not_the_change_the_task_asks_for(ws: Path) -> None:
+    """The 0.5B model ran utils.py, chose done and said "renamed"."""
+    (ws / "utils.py").write_text(UTILS)
+    run = step("bash", command="python3 utils.py")
+    replies = [
+        run,
+        step("edit", path="utils.py", old="foo", new="bar", replace_all=True),
+        run,  # the same run with the same result: the turn ends with the report
+        step("answer", text="Renamed foo to bar in utils.py."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    finished = await agent.run_turn("Rename the function foo to bar in utils.py", Face())
+
+    assert results(agent)[0] == f"1\n[exit code 0]{NOT_DONE_NOTE}"
+    assert "answer" not in offered(model.requests[1])  # a tool step, not the choice of done
+    assert results(agent)[2] == "1\n[exit code 0]"  # changed since: no note
+    assert (ws / "utils.py").read_text() == UTILS.replace("foo", "bar")
+    assert finished.final_text == "Renamed foo to bar in utils.py."
+
+
+async def test_a_run_task_may_be_done_by_its_run(ws: Path) -> None:
+    replies = [step("bash", command="echo 42"), DONE, step("answer", text="It printed 42.")]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    finished = await agent.run_turn("run echo 42 and tell me the output", Face())
+    assert results(agent)[0] == "42\n[exit code 0]"
+    assert finished.final_text == "It printed 42."
