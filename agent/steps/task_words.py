@@ -12,7 +12,10 @@ line with the new one. Each check here reads a call against those words:
   time, with the command that appends (asked once, the model sent the same edit again);
 - an edit whose old is the reply format's worked example, not text of the file, is refused;
 - a write of the text the task names for the file, in other letter case, is refused every
-  time (asked once, the model sent the same write again).
+  time (asked once, the model sent the same write again);
+- an echo of another line onto the file the task appends a line to is refused, with the command;
+- in a task that only adds, an edit that takes text out of the file is refused, with the edit
+  that keeps the text and adds the new.
 The refusals give the step to send where the task names the file's text.
 """
 
@@ -43,6 +46,8 @@ _APPENDED = re.compile(
     r"([\w./-]*\w\.\w+)\b",
     re.I,
 )
+_ADDS = re.compile(r"\badd\b", re.I)
+_TAKES_OUT = re.compile(r"\b(?:remove|delete|replace|rename|change|fix|rewrite|swap|move)\b", re.I)
 _ASKING = {"what", "which", "who", "whose", "where", "when", "why", "how", "is", "are", "was"}
 _ASKING |= {"were", "does", "do", "did", "has", "have"}
 _QUOTE = re.compile(r"""(?<!\w)'[^'\n]*'(?!\w)|(?<!\w)"[^"\n]*"(?!\w)""")  # 'x', not task's
@@ -77,7 +82,7 @@ def words_refusal(call: Call, ledger: ReadLedger, said: list[str]) -> str | None
         return example
     if appended := replaced_line(call, task, ledger.workspace):
         return appended
-    return other_case(call, task)
+    return other_case(call, task) or other_line(call, task) or dropped_text(call, task, ledger)
 
 
 def write_call(path: str, text: str) -> str:
@@ -202,4 +207,51 @@ def other_case(call: Call, task: str) -> str | None:
     return (
         f"the task asks for {path} to hold {asked!r}, and this content is {content.strip()!r}. "
         f"Write it as the task says: {write_call(path, asked)}"
+    )
+
+
+def other_line(call: Call, task: str) -> str | None:
+    """Why an echo of another line onto the file the task appends to is refused, or None: told
+    to append the line fourth to notes.txt, the 0.5B model ran `echo 'notes.txt' >> notes.txt`."""
+    command, asked = (call.arguments or {}).get("command"), appended_line(task)
+    if call.name != "bash" or not isinstance(command, str) or asked is None:
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if len(words) < 4 or words[0] != "echo" or words[-2:] != [">>", asked[1]]:
+        return None
+    line = " ".join(w for w in words[1:-2] if w not in ("-e", "-n"))
+    if line == asked[0]:
+        return None
+    return (
+        f"this appends {line!r} to {asked[1]}, and the task appends {asked[0]!r}: run in bash: "
+        f"{append_command(*asked)}"
+    )
+
+
+def dropped_text(call: Call, task: str, ledger: ReadLedger) -> str | None:
+    """Why an edit that takes text out of a file, in a task that only adds, is refused (with
+    the edit that keeps it), or None: told to add multiply to math_utils.py, the 0.5B model
+    replaced add with it."""
+    args = call.arguments or {}
+    old, new, path = args.get("old"), args.get("new"), args.get("path")
+    if call.name != "edit" or not _ADDS.search(task) or _TAKES_OUT.search(task):
+        return None
+    if not (isinstance(old, str) and isinstance(new, str) and isinstance(path, str)):
+        return None
+    if (
+        not old.strip()
+        or old.strip() in new
+        or old not in (small_text(ledger.workspace / path, READ_BYTES) or "")
+    ):
+        return None
+    kept = old.rstrip("\n")
+    gap = "\n\n" if path.endswith(".py") else "\n"
+    both = {"path": path, "old": old, "new": kept + gap + new.strip("\n") + old[len(kept) :]}
+    first = kept.strip().splitlines()[0]
+    return (
+        f"this edit takes {first!r} out of {path}, and the task only adds. To keep it and add "
+        f"yours, send: {json.dumps({'name': 'edit', 'arguments': both})}"
     )

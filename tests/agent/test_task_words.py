@@ -181,3 +181,51 @@ async def test_a_fix_of_a_line_beecode_quoted_is_not_its_words(ws: Path) -> None
     assert "in the line 'def add(a, b)::'" in results(agent)[0]
     assert results(agent)[1].startswith("edited broken.py")
     assert (ws / "broken.py").read_text() == "def add(a, b):\n    return a + b\n"
+
+
+async def test_another_line_echoed_onto_the_file_is_refused(ws: Path) -> None:
+    """Told to append the line fourth, the 0.5B model appended the file's name."""
+    (ws / "notes.txt").write_text("first\nsecond\nthird\n")
+    right = "echo fourth >> notes.txt"
+    replies = [
+        step("bash", command="echo 'notes.txt' >> notes.txt"),
+        step("bash", command=right),
+        DONE,
+        step("answer", text="Appended fourth."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("append the line fourth to notes.txt", Face())
+
+    assert results(agent)[0] == (
+        "Error: this appends 'notes.txt' to notes.txt, and the task appends 'fourth': run in "
+        f"bash: {right}. Fix the call and try again."
+    )
+    assert (ws / "notes.txt").read_text() == "first\nsecond\nthird\nfourth\n"
+
+
+async def test_an_edit_taking_text_out_where_the_task_only_adds_is_refused(ws: Path) -> None:
+    """Told to add multiply to math_utils.py, the 0.5B model replaced add with it."""
+    (ws / "math_utils.py").write_text("def add(a, b):\n    return a + b\n")
+    add, multiply = "def add(a, b):\n    return a + b\n", "def multiply(a, b):\n    return a * b\n"
+    kept = add.rstrip("\n") + "\n\n" + multiply.strip("\n") + "\n"
+    replies = [
+        step("read", path="math_utils.py"),
+        step("edit", path="math_utils.py", old=add, new=multiply),
+        step("edit", path="math_utils.py", old=add, new=kept),
+        step("bash", command="python3 math_utils.py"),
+        DONE,
+        step("answer", text="Added multiply."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn(
+        "Add a function multiply(a, b) that returns a * b to math_utils.py", Face()
+    )
+
+    both = json.dumps(
+        {"name": "edit", "arguments": {"path": "math_utils.py", "old": add, "new": kept}}
+    )
+    assert results(agent)[1] == (
+        "Error: this edit takes 'def add(a, b):' out of math_utils.py, and the task only adds. "
+        f"To keep it and add yours, send: {both}. Fix the call and try again."
+    )
+    assert (ws / "math_utils.py").read_text() == kept
