@@ -203,8 +203,8 @@ class Agent:
                 if self.prefill is not None:
                     self.prefill.observe(reply.stats)
                 turn.stats.append(reply.stats)
+                turn.emit(StepStats(reply.stats))  # the stream's end, told before it is written
                 self.session.append({"type": "stats", **dataclasses.asdict(reply.stats)})
-                turn.emit(StepStats(reply.stats))
                 if self.on_next_stats is not None:
                     note, self.on_next_stats = self.on_next_stats(reply.stats), None
                     if note is not None:

@@ -2,18 +2,20 @@
 
 A turn is one exclusive worker awaiting ``agent.run_turn``, which runs on the agent's own loop
 (``agent.tui.agent_loop``). The agent's events land in an ``Inbox``; one message per burst wakes
-the screen, which drains and renders them in order, so the agent never waits on the UI and the UI
-never renders per token.
+the screen, which drains and renders them in order, so the agent never waits on the UI while it
+streams and the UI never renders per token. At a stream's end the agent's thread waits for the
+frame that shows it (``_emit``), which is drawn at once (``_on_idle``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -56,6 +58,7 @@ STOP_NOTES = {
 }
 LIVE_REFRESH_S = 0.25  # the live tok/s estimate is redrawn at most this often
 FRAME_S = 1 / 60  # agent events are drained at most once per frame (Textual's 60 fps)
+END_WAIT_S = 0.5  # the longest the agent's thread waits for a stream's last frame
 
 
 class EventsWaiting(Message):
@@ -89,6 +92,8 @@ class MainScreen(Screen[None]):
         self._live_start: tuple[float, int] | None = None  # (clock, inbox.received) at 1st delta
         self._live_drawn = 0.0
         self._finished_emitted = False
+        self._end_drawn = threading.Event()  # a stream's end drained and drawn
+        self._end_drained = False  # drained, its frame still to draw
 
     def compose(self) -> ComposeResult:
         yield Conversation()
@@ -103,6 +108,7 @@ class MainScreen(Screen[None]):
         self.query_one("#prompt-input").focus()
 
     def on_unmount(self) -> None:
+        self._end_drawn.set()  # an agent waiting for a frame that will not come goes on
         self.agent_loop.close()  # a turn still running there is cancelled first
 
     @property
@@ -173,9 +179,17 @@ class MainScreen(Screen[None]):
             self._finished_emitted = True
         if isinstance(event, TextDelta | ReasoningDelta) and self._live_start is None:
             self._live_start = (self.clock(), self.inbox.received)
+        if not isinstance(event, StepStats):
+            self.inbox.put(event)
+            return
+        # The stream ended: its last tokens are drained at once, not at the next frame's turn,
+        # and drawn before the agent goes on. Its work at a stream's end (the reply checked,
+        # the session written) held the GIL while the app drew the last frame, and every
+        # hand-over of the GIL between the two threads waits up to the switch interval (5 ms).
+        self._end_drawn.clear()
         self.inbox.put(event)
-        if isinstance(event, StepStats):  # the stream ended: its last tokens go out at once,
-            self.post_message(EventsWaiting(now=True))  # not at the next frame's turn
+        self.post_message(EventsWaiting(now=True))
+        self._end_drawn.wait(END_WAIT_S)
 
     def cancel_turn(self) -> bool:
         if not self.busy or self.core is None:
@@ -193,8 +207,13 @@ class MainScreen(Screen[None]):
             self.set_timer(wait, lambda: self.post_message(EventsWaiting()))
             return
         self._last_drain = time.monotonic()
-        for event in self.inbox.take():
-            await self._show(event)
+        if waiting.now:  # a stream's end: no frame until all of it is in (see _on_idle)
+            with self.app.batch_update():
+                for event in self.inbox.take():
+                    await self._show(event)
+        else:
+            for event in self.inbox.take():
+                await self._show(event)
         if self._live_start is not None and self.clock() - self._live_drawn >= LIVE_REFRESH_S:
             self._live_drawn = self.clock()
             self.refresh_lines()
@@ -213,6 +232,7 @@ class MainScreen(Screen[None]):
             case PermissionRequest():
                 self._ask(event)
             case StepStats(stats=stats):
+                self._end_drained = True
                 self._steps.append(stats)
                 self._live_start = None
                 self.context_used = stats.prompt_n + stats.cache_n + stats.predicted_n
@@ -223,6 +243,17 @@ class MainScreen(Screen[None]):
                 await view.note(message, "error")
             case TurnFinished():
                 await self._finish(event)
+
+    async def _on_idle(self, event: events.Idle) -> None:
+        """After a stream's end is drained, its frame is drawn as soon as the widgets have
+        told the screen what changed (its queue is empty), not at the next tick of Textual's
+        60 fps update timer, up to a frame later; then the agent's thread goes on. (Before
+        ``Screen._on_idle``, which then finds nothing left to draw.)"""
+        if self._end_drained and not self.app._batch_count:
+            self._end_drained = False
+            if self.is_current:  # (under another screen, nothing of it is drawn)
+                self._on_timer_update()  # (Textual's frame; its version is pinned)
+            self._end_drawn.set()
 
     def _ask(self, request: PermissionRequest) -> None:
         def answer(decision: PermissionDecision | None) -> None:
