@@ -220,6 +220,7 @@ class ConstrainedSteps(StepPolicy):
         if done_kind and not failed and not self._changed():
             note += NOT_DONE_NOTE  # a run that exited 0 is not the change the task asks for
             self._offer, done_kind = "tools", False
+            self.watch.banned |= {call.name}  # told once, the 0.5B model ran the same again
         if (failed or kind == "edit") and (
             broken := syntax_line(result.output, self.ledger.workspace)
         ):

@@ -1,8 +1,7 @@
 """Work habits kept for the model, because small local models do not keep them on their own.
 
-- Read before changing: an edit of an existing file the session has not read is refused, and the
-  refusal shows the file, so the next try can be right (small models overwrite files they never
-  looked at).
+- Read before changing: an edit of a file the session has not read is refused, showing the file
+  (small models overwrite files they never looked at).
 - Do not loop: the same call with the same result is flagged the second time and ends the turn
   the third time. In constrained mode a call that failed twice the same way also takes its tool
   out of the steps that follow until a file changes, which forces a different action; a look
@@ -10,16 +9,15 @@
 - Check your work: in constrained mode, writing the same program change twice takes the file
   tools out of the next step (run or read it instead), and an answer right after a program
   changed is set aside once for a step that must be a tool call (small models claim results they
-  never saw); so is an answer while a call keeps failing (small models give up one step short of
-  the fix). A text file written or edited is checked by its result: it holds what the call said.
+  never saw); so is an answer while a call keeps failing or right after one failed (small models
+  give up one step short of the fix). A text file written or edited is checked by its result.
 - Lose nothing: in constrained mode a write that would replace a file's content with text keeping
   none of its lines must be sent twice (asked to add a function, a small model writes just it).
 - Fix the code, not its test: in constrained mode a change of an existing test file must be sent
   twice (told to make a failing test pass, a small model changes the test's expectation).
-- Move with mv, make folders by path: in constrained mode a write that copies a file of the same
-  name from elsewhere must be sent twice, and the refusal gives the mv command (asked to move
-  app.py into lib/, a small model writes lib/app.py and leaves app.py); so must a write of a new
-  file named like a folder (the model writes the file docs for "a folder docs with index.md").
+- Move with mv, make folders by path: a write copying a file of the same name from elsewhere
+  must be sent twice, and the refusal gives the mv command (a small model writes lib/app.py and
+  leaves app.py); so must a write of a new file named like a folder (docs, for "docs/index.md").
 - Know when to stop: a 0.5B model in constrained mode practically never picks the answer step;
   it repeats its last successful call instead. That repeat (same call, same result) means it has
   nothing left to do, so the turn ends with the model's report, asked for as an answer step.
@@ -33,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.model.reply import Call
-from agent.steps.task_words import asked_text
+from agent.steps.task_words import TASK_FILE, asked_text
 from tools.files import small_text
 from tools.paths import move_command
 from tools.registry import ToolRegistry
@@ -58,7 +56,6 @@ FILE_TOOLS = frozenset({"write", "edit"})
 MISSING = re.compile(
     r"(?:cannot (?:stat|access|open)|can't open file) '([^']+)'|([^\s:']+): No such file", re.M
 )
-TASK_FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")  # index.md, out/log.txt
 TEST_FILE = re.compile(r"test_.*\.py$|.*_test\.py$")
 
 
@@ -76,10 +73,12 @@ class TurnWatch:
     # file changes, since until then the same call would fail the same way.
     failing: frozenset[str] = frozenset()
     retried: bool = False
+    last_failed: bool = False  # the latest call failed
 
     def observe(self, call: Call, kind: str | None, result: ToolResult) -> str:
         """Record a result; returns a note to append to it for the model (or "")."""
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
+        self.last_failed = failed
         if not result.is_error:
             # A text file written or edited holds what the call said: its result is the check.
             # A program is checked by running it.
@@ -120,9 +119,10 @@ class TurnWatch:
     def answer_waits(self) -> bool:
         """Whether an answer now is to be set aside for one more step that calls a tool: right
         after a file change (small models claim results they never saw), or while a call keeps
-        failing (they give up one step short of the fix). Each reason once per turn."""
+        failing or just failed (they give up one step short of the fix). Each reason once per
+        turn."""
         return (self.unchecked_edit and not self.nudged) or (
-            bool(self.failing) and not self.retried
+            (bool(self.failing) or self.last_failed) and not self.retried
         )
 
     def set_answer_aside(self) -> None:

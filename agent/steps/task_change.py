@@ -14,14 +14,13 @@ import os
 import re
 from pathlib import Path
 
-from agent.steps.task_words import is_question
+from agent.steps.task_words import TASK_FILE, is_question
 
 CHANGE_VERBS = frozenset(
     "add append change chmod commit copy create delete edit fix implement insert make mkdir "
     "modify move put refactor remove rename replace rewrite save set touch update write".split()
 )
 NOT_DONE_NOTE = "\n[No file has changed yet, and the task asks for a change.]"
-_TASK_FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")  # utils.py, src/app.py
 _SKIPPED = {".git", "__pycache__", ".beecode"}  # a run or a git status touches these
 HASHED_BYTES = 1_000_000  # a larger file counts by its size and time
 
@@ -35,7 +34,7 @@ def workspace_state(task: str, workspace: Path) -> tuple[object, ...]:
     """What a change the task asks for would alter: the files it names, the top-level entries
     with their times and modes, the last commit."""
     root = workspace.resolve()
-    named = [_file_state(root / name) for name in sorted(set(_TASK_FILE.findall(task)))]
+    named = [_file_state(root / name) for name in sorted(set(TASK_FILE.findall(task)))]
     try:
         names = sorted(name for name in os.listdir(root) if name not in _SKIPPED)
     except OSError:

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from agent.model.reply import Call
+from agent.steps.task_words import TASK_FILE
 from tools.files import small_text
 
 READ_BYTES = 64_000  # a larger file is not read for these checks
@@ -25,7 +26,6 @@ _VALUE = r"""(?:'([^']+)'|"([^"]+)"|`([^`]+)`|([^\s'"`,;]+?))"""
 _CHANGE = re.compile(
     rf"\b(?:from\s+{_VALUE}\s+to|replace\s+{_VALUE}\s+with)\s+{_VALUE}(?=[\s,;]|\.?$|\.\s)"
 )
-_TASK_FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")  # config.ini, src/app.toml
 
 
 def changed_value(task: str) -> tuple[str, str] | None:
@@ -69,7 +69,7 @@ def value_left(task: str, workspace: Path) -> tuple[str, dict[str, str] | None]:
         return "", None
     before, after = values
     notes, held = [], None
-    for name in dict.fromkeys(_TASK_FILE.findall(task)):
+    for name in dict.fromkeys(TASK_FILE.findall(task)):
         text = _text(workspace, name)
         if text is None or not _holds(text, before) or _holds(text, after):
             continue

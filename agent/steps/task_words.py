@@ -13,6 +13,7 @@ line with the new one. Each check here reads a call against those words:
 - an edit whose old is the reply format's worked example, not text of the file, is refused;
 - a write of the text the task names for the file, in other letter case, is refused every
   time (asked once, the model sent the same write again);
+- a write of the text the task names with more after it is asked about once;
 - an echo of another line onto the file the task appends a line to is refused, with the command;
 - in a task that only adds, an edit that takes text out of the file is refused, with the edit
   that keeps the text and adds the new.
@@ -34,6 +35,7 @@ from tools.files import small_text
 if TYPE_CHECKING:  # the habits ask here for the text a task names
     from agent.steps.habits import ReadLedger
 
+TASK_FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")  # index.md, out/log.txt
 COPIED_WORDS = 5  # a run this long of beecode's words in a file's content is no coincidence
 ECHOED_WORDS = 6  # the task's opening words, this many, in a call: the task echoed
 READ_BYTES = 64_000  # a larger file is not read for these checks
@@ -82,7 +84,12 @@ def words_refusal(call: Call, ledger: ReadLedger, said: list[str]) -> str | None
         return example
     if appended := replaced_line(call, task, ledger.workspace):
         return appended
-    return other_case(call, task) or other_line(call, task) or dropped_text(call, task, ledger)
+    return (
+        other_case(call, task)
+        or padded_text(call, task, ledger)
+        or other_line(call, task)
+        or dropped_text(call, task, ledger)
+    )
 
 
 def write_call(path: str, text: str) -> str:
@@ -207,6 +214,24 @@ def other_case(call: Call, task: str) -> str | None:
     return (
         f"the task asks for {path} to hold {asked!r}, and this content is {content.strip()!r}. "
         f"Write it as the task says: {write_call(path, asked)}"
+    )
+
+
+def padded_text(call: Call, task: str, ledger: ReadLedger) -> str | None:
+    """Why a write of the text the task names with more after it must be sent twice, or None:
+    told to write index.md containing # Docs, the 0.5B model added a paragraph of its own."""
+    args = call.arguments or {}
+    content, path = args.get("content"), args.get("path")
+    if call.name != "write" or not isinstance(content, str) or not isinstance(path, str):
+        return None
+    asked = asked_text(task, path)
+    if asked is None or content.strip() == asked or not content.strip().startswith(asked):
+        return None
+    if not ledger.asked_once(call):
+        return None
+    return (
+        f"the task asks for {path} to hold {asked!r}, and this content holds more. Write just "
+        f"it: {write_call(path, asked)}. To keep yours, send the same write again"
     )
 
 

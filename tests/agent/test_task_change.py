@@ -66,7 +66,9 @@ async def test_a_run_is_not_the_change_the_task_asks_for(ws: Path) -> None:
     finished = await agent.run_turn("Rename the function foo to bar in utils.py", Face())
 
     assert results(agent)[0] == f"1\n[exit code 0]{NOT_DONE_NOTE}"
-    assert "answer" not in offered(model.requests[1])  # a tool step, not the choice of done
+    # A tool step, not the choice of done, and not the same run again (told once, the 0.5B
+    # model ran it again).
+    assert not offered(model.requests[1]) & {"answer", "bash"}
     assert results(agent)[2] == "1\n[exit code 0]"  # changed since: no note
     assert (ws / "utils.py").read_text() == UTILS.replace("foo", "bar")
     assert finished.final_text == "Renamed foo to bar in utils.py."

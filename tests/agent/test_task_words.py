@@ -229,3 +229,18 @@ async def test_an_edit_taking_text_out_where_the_task_only_adds_is_refused(ws: P
         f"To keep it and add yours, send: {both}. Fix the call and try again."
     )
     assert (ws / "math_utils.py").read_text() == kept
+
+
+async def test_the_text_a_task_names_with_more_after_it_is_asked_about_once(ws: Path) -> None:
+    """Told to write index.md containing # Docs, the 0.5B model added a paragraph."""
+    padded = step("write", path="docs/index.md", content="# Docs\n\nThis is a folder.\n")
+    replies = [padded, padded, DONE, step("answer", text="Wrote docs/index.md.")]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("make a folder docs with a file index.md containing # Docs", Face())
+
+    just = '{"name": "write", "arguments": {"path": "docs/index.md", "content": "# Docs\\n"}}'
+    assert results(agent)[0] == (
+        "Error: the task asks for docs/index.md to hold '# Docs', and this content holds more. "
+        f"Write just it: {just}. To keep yours, send the same write again"
+    )
+    assert (ws / "docs" / "index.md").read_text() == "# Docs\n\nThis is a folder.\n"  # sent twice
