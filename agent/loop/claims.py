@@ -42,6 +42,8 @@ _CHANGE = re.compile(
 _VALUE = re.compile(
     r"\b(?:now|to)\s+[\"'`]?(true|false|on|off|yes|no|enabled|disabled|-?\d+(?:\.\d+)?)\b", re.I
 )
+# Code claimed for a file ("updated to return `x + 3`"): the file must hold it.
+_CODE = re.compile(r"\bto\s+(?:return\s+|be\s+)?`([^`\n]+)`", re.I)
 # A value said of the state, and the words a file may hold it in ("enabled": debug = true).
 _SAME = {
     "true": ("true", "yes", "on", "enabled", "1"),
@@ -177,6 +179,9 @@ def _held(sentences: list[str], facts: TurnFacts, workspace: Path) -> list[str]:
             word = re.compile(rf"(?<![\w.-])(?:{words})(?![\w.-])", re.I)
             if not any(word.search(t) for t in meant.values()):
                 found.append(f"the answer says {value}; {', '.join(meant)} does not hold it")
+        for code in _CODE.findall(sentence) if claim else []:
+            if not any(" ".join(code.split()) in " ".join(t.split()) for t in meant.values()):
+                found.append(f"the answer says {code!r}; {', '.join(meant)} does not hold it")
         for quoted, word in _SAYING.findall(sentence) if len(named) == 1 else []:
             ((name, held),), text = named.items(), quoted or word
             if text.lower() not in held.lower() and not _LINES.search(sentence):

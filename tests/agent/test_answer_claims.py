@@ -182,6 +182,18 @@ def test_a_setting_said_set_or_a_text_said_held_that_the_file_does_not_hold(
     notes = TurnFacts(changed=["notes.txt"])
     assert doubts("notes.txt now contains fourth at the end.", notes, [], [], tmp_path) == []
     assert doubts("notes.txt contains 'first'.", notes, [], [], tmp_path) == []
+    (tmp_path / "calc.py").write_text("def double(x):\n    return x + 5\n")
+    calc = TurnFacts(changed=["calc.py"])
+    said = (
+        "The `double` function in `calc.py` has been updated to return `x + 3` instead of `x + 2`."
+    )
+    assert doubts(said, calc, [], [], tmp_path) == [
+        "the answer says 'x + 3'; calc.py does not hold it"
+    ]
+    assert (
+        doubts("calc.py now returns `x + 5`: updated to return `x + 5`.", calc, [], [], tmp_path)
+        == []
+    )
     # The text after "the text" is the claim, not the article (a true answer was left out).
     line = "The third line of notes.txt contains the text 'fourth'."
     assert doubts(line, TurnFacts(), [], [], tmp_path) == []
