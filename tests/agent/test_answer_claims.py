@@ -190,10 +190,8 @@ def test_a_setting_said_set_or_a_text_said_held_that_the_file_does_not_hold(
     assert doubts(said, calc, [], [], tmp_path) == [
         "the answer says 'x + 3'; calc.py does not hold it"
     ]
-    assert (
-        doubts("calc.py now returns `x + 5`: updated to return `x + 5`.", calc, [], [], tmp_path)
-        == []
-    )
+    true = "The `double` function in calc.py has been updated to return `x + 5`."
+    assert doubts(true, calc, [], [], tmp_path) == []
     # The text after "the text" is the claim, not the article (a true answer was left out).
     line = "The third line of notes.txt contains the text 'fourth'."
     assert doubts(line, TurnFacts(), [], [], tmp_path) == []
