@@ -42,7 +42,7 @@ from agent.steps.schema import (
     step_tools,
     with_args,
 )
-from agent.steps.syntax_line import syntax_line, syntax_note
+from agent.steps.syntax_line import breaking_edit, syntax_line, syntax_note
 from agent.steps.task_change import NOT_DONE_NOTE, asks_change, workspace_state
 from agent.steps.task_values import value_edit_refusal, value_left
 from agent.steps.task_words import is_question, missing_note, words_refusal
@@ -175,6 +175,7 @@ class ConstrainedSteps(StepPolicy):
             self._next("edit", value[1])  # the line that holds the task's old value
         why = clobbering or (
             (value and value[0])
+            or breaking_edit(call, ledger.workspace)
             or words_refusal(call, ledger, self._said)
             or ledger.test_change(call)
             or ledger.copy_write(call)

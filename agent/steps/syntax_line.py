@@ -1,9 +1,13 @@
-"""The line a Python syntax error names, for the edit that fixes it.
+"""The line a Python syntax error names, for the edit that fixes it; and an edit that would break
+a Python file that compiles, refused.
 
 Told to fix the syntax error in broken.py, the 0.5B model ran the file, saw `line 1 ... def
 add(a, b) ... SyntaxError: expected ':'`, then edited the print call on line 5 and ran it again
 until the repeat guard stopped the turn. Python names the line; beecode gives it to the model as
 the edit's `old`, held by the next step's grammar, so what is left to the model is the fixed line.
+Told to make a failing test pass, the same model edited `double(x)` into `print(double(x))`, which
+made `def print(double(x)):` of the function's head, and went on editing a file that no longer
+compiled: a small model's edit that breaks a file is refused, not made.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from agent.model.reply import Call
 from tools.files import small_text
 
 READ_BYTES = 64_000  # a larger file is not read for this
@@ -43,3 +48,33 @@ def syntax_line(output: str, workspace: Path) -> tuple[str, str, str] | None:
 def syntax_note(path: str, old: str, error: str) -> str:
     """The note that gives the line to fix."""
     return f"\n[{path}: {error}, in the line {old!r}. Send the edit of that line, fixed.]"
+
+
+def breaking_edit(call: Call, workspace: Path) -> str | None:
+    """Why this edit of a Python file that compiles is refused, when the file would no longer
+    compile after it; or None (also where old is not found as it is: the edit says so itself)."""
+    args = call.arguments or {}
+    old, new, path = args.get("old"), args.get("new"), args.get("path")
+    if call.name != "edit" or not isinstance(path, str) or not path.endswith(".py"):
+        return None
+    if not (isinstance(old, str) and isinstance(new, str)) or not old:
+        return None
+    full = (workspace / path).resolve()
+    text = small_text(full, READ_BYTES) if full.is_relative_to(workspace.resolve()) else None
+    if text is None or old not in text or _error(text) is not None:
+        return None
+    after = text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
+    error = _error(after)
+    if error is None:
+        return None
+    return (
+        f"this edit would leave {path} with a SyntaxError ({error}); not made. Keep it valid Python"
+    )
+
+
+def _error(source: str) -> str | None:
+    try:
+        compile(source, "<edit>", "exec")
+    except (SyntaxError, ValueError) as e:
+        return f"line {getattr(e, 'lineno', '?')}: {getattr(e, 'msg', e)}"
+    return None

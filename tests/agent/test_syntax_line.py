@@ -55,3 +55,24 @@ async def test_a_syntax_error_gives_the_line_to_fix(ws: Path) -> None:
     assert "const" not in arguments_schema(model.requests[2], "edit")["old"]  # for one step
     assert (ws / "broken.py").read_text() == BROKEN.replace("b)\n", "b):\n", 1)
     assert finished.stop_reason == "done" and finished.facts.doubts == []
+
+
+async def test_an_edit_that_would_break_a_python_file_is_refused(ws: Path) -> None:
+    """Told to make a failing test pass, the 0.5B model made `def print(double(x)):`."""
+    calc = "def double(x):\n    return x + 2\n"
+    (ws / "calc.py").write_text(calc)
+    replies = [
+        step("read", path="calc.py"),
+        step("edit", path="calc.py", old="double(x)", new="print(double(x))"),
+        step("edit", path="calc.py", old="x + 2", new="x * 2"),
+        step("bash", command="python3 calc.py"),
+        '"done"',
+        step("answer", text="double returns x * 2 now."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("make double in calc.py double its argument", Face())
+
+    assert results(agent)[1].startswith(
+        "Error: this edit would leave calc.py with a SyntaxError (line 1: "
+    )
+    assert (ws / "calc.py").read_text() == calc.replace("x + 2", "x * 2")
