@@ -76,14 +76,7 @@ def _up(args: argparse.Namespace) -> int:
     from server.process.detached import up
 
     with RichHooks().shown() as hooks:
-        server = up(
-            args.profile,
-            host=args.host,
-            port=args.port,
-            api_key=args.api_key,
-            hooks=hooks,
-            yield_cpu=True,  # this process only waits and prints once the server is spawned
-        )
+        server = up(args.profile, host=args.host, port=args.port, api_key=args.api_key, hooks=hooks)
     print(f"llama-server listens on {server.url} (profile {server.profile}, pid {server.pid})")
     print("\n".join(_describe(server.record)))
     return 0

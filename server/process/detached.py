@@ -80,11 +80,6 @@ class Supervisor:
         self.go = self.reports = -1
 
 
-# The CLI's plan after a guessed spawn: on two cores it took CPU from the model's load, which the
-# bare launch has to itself.
-PLAN_NICENESS = 10
-
-
 def start_supervisor(state: Path) -> Supervisor:
     go_read, go_write = os.pipe()
     reports_read, reports_write = os.pipe()
@@ -133,11 +128,8 @@ def up(
     hooks: Hooks | None = None,
     pip_args: Sequence[str] = (),
     timeout_s: float = 300.0,
-    yield_cpu: bool = False,
 ) -> RunningServer:
-    """`beecode server up`: reuse the running server, or plan, start it detached, wait healthy.
-    ``yield_cpu``: a process that only waits once the server is up (the CLI) lowers its own
-    priority after the spawn, so the plan that checks a guessed launch takes idle cores only."""
+    """`beecode server up`: reuse the running server, or plan, start it detached, wait healthy."""
     current = running()
     if current is not None:
         from server.health import wait_healthy
@@ -166,8 +158,6 @@ def up(
             launched = _go(supervisor, {**guess, "token": token, "started": time.time()}, timeout_s)
             # The plan waits for the spawn (the supervisor's first report): on a busy machine
             select.select([supervisor.reports], [], [], 1.0)  # the two would share a core
-            if yield_cpu:  # llama-server, spawned, keeps its own priority
-                os.nice(PLAN_NICENESS)
         plan = _plan(profile_name, host, port, api_key, hooks, pip_args)
         record = _launch_record(plan, timeout_s, token)
         if launched is not None and launch_fields(launched) != launch_fields(record):

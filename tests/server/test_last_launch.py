@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +16,6 @@ from server.engine.build import Engine
 from server.health import health
 from server.launch.addresses import free_port
 from server.paths import config_dir, state_dir
-from server.process.detached import PLAN_NICENESS
 from server.process.last_launch import LAST_LAUNCH_FILE, last_launch, launch_fields, remember
 from server.process.pids import alive
 
@@ -190,32 +187,3 @@ def test_up_starts_the_last_launch_first_and_replaces_it_when_the_plan_differs(
     finally:
         down()
     assert servers_on(port) == []
-
-
-# `server up` in a process of its own, twice: the second starts the kept launch, then plans.
-YIELDING_UP = """
-import os, sys
-from server.process import detached
-from server.process.state import down
-for _ in range(2):
-    up = detached.up("tiny", port=int(sys.argv[1]), yield_cpu=True)
-    print(os.getpriority(os.PRIO_PROCESS, 0), os.getpriority(os.PRIO_PROCESS, up.pid))
-    down()
-"""
-
-
-@pytest.mark.real_server
-@pytest.mark.usefixtures("beecode_dirs", "engine", "qwen_path")
-def test_the_cli_plans_a_kept_launch_at_low_priority_and_the_server_keeps_its_own() -> None:
-    """On two cores the plan, made while the kept launch loads, took CPU from the model's load."""
-    ran = subprocess.run(
-        [sys.executable, "-c", YIELDING_UP, str(free_port())],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert ran.returncode == 0, ran.stderr
-    own = os.getpriority(os.PRIO_PROCESS, 0)
-    planned_first, from_the_kept_launch = ran.stdout.split("\n")[:2]
-    assert planned_first == f"{own} {own}"  # nothing spawned before its plan: no change
-    assert from_the_kept_launch == f"{own + PLAN_NICENESS} {own}"
