@@ -144,7 +144,7 @@ class ConstrainedSteps(StepPolicy):
         (missing, command), self._rerun = self._rerun, None
         self.watch.banned, self._offer = FILE_TOOLS, "tools"
         step = json.dumps({"name": "bash", "arguments": {"command": command}})
-        return f"\n[{missing} exists now. Run again the command that failed for it: {step}]"
+        return f"\n[{missing} exists now: run again the command that needed it: {step}]"
 
     def _refused_by_mode(self) -> set[str]:
         """Tools the permission mode refuses whatever their arguments: plan mode runs reads

@@ -1,5 +1,5 @@
 """The line a Python syntax error names, for the edit that fixes it; and an edit that would break
-a Python file that compiles, refused.
+a Python file that compiles (or define a name twice in it), refused.
 
 Told to fix the syntax error in broken.py, the 0.5B model ran the file, saw `line 1 ... def
 add(a, b) ... SyntaxError: expected ':'`, then edited the print call on line 5 and ran it again
@@ -12,6 +12,7 @@ compiled: a small model's edit that breaks a file is refused, not made.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -65,11 +66,24 @@ def breaking_edit(call: Call, workspace: Path) -> str | None:
         return None
     after = text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
     error = _error(after)
-    if error is None:
-        return None
-    return (
-        f"this edit would leave {path} with a SyntaxError ({error}); not made. Keep it valid Python"
-    )
+    if error is not None:
+        return f"this edit would leave {path} with a SyntaxError ({error}); not made. Keep it valid"
+    # Sent again and again, "add multiply" grew a second `def add` returning a * b: the last
+    # definition is the one Python keeps.
+    twice = sorted(_defined_twice(after) - _defined_twice(text))
+    if twice:
+        return f"this edit would define {twice[0]} twice in {path}; not made. Define each once"
+    return None
+
+
+def _defined_twice(source: str) -> set[str]:
+    """The top-level functions and classes the module defines more than once."""
+    names = [
+        node.name
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    ]
+    return {name for name in names if names.count(name) > 1}
 
 
 def _error(source: str) -> str | None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agent.model.reply import Call
 from agent.model.scripted import text
-from agent.steps.syntax_line import syntax_line
+from agent.steps.syntax_line import breaking_edit, syntax_line
 from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results
 
 BROKEN = "def add(a, b)\n    return a + b\n\n\nprint(add(2, 3))\n"
@@ -76,3 +77,16 @@ async def test_an_edit_that_would_break_a_python_file_is_refused(ws: Path) -> No
         "Error: this edit would leave calc.py with a SyntaxError (line 1: "
     )
     assert (ws / "calc.py").read_text() == calc.replace("x + 2", "x * 2")
+
+
+def test_an_edit_that_would_define_a_name_twice_is_refused(tmp_path: Path) -> None:
+    """Sent again and again, "add multiply" grew a second `def add` returning a * b."""
+    kept = "def add(a, b):\n    return a + b\n\n\ndef multiply(a, b):\n    return a * b\n"
+    (tmp_path / "math_utils.py").write_text(kept)
+    again = kept + "\n\ndef add(a, b):\n    return a * b\n"
+    twice = Call("1", "edit", {"path": "math_utils.py", "old": kept, "new": again})
+    assert breaking_edit(twice, tmp_path) == (
+        "this edit would define add twice in math_utils.py; not made. Define each once"
+    )
+    other = Call("2", "edit", {"path": "math_utils.py", "old": "a * b", "new": "b * a"})
+    assert breaking_edit(other, tmp_path) is None

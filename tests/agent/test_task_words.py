@@ -66,8 +66,7 @@ async def test_content_copied_from_a_note_is_refused_and_the_path_held(ws: Path)
     assert "const" not in write_path(model.requests[2])  # held for one step only
     again = '{"name": "bash", "arguments": {"command": "cp a.txt b.txt"}}'
     assert results(agent)[2] == (
-        f"created a.txt (1 line)\n[a.txt exists now. Run again the command that failed for it: "
-        f"{again}]"
+        f"created a.txt (1 line)\n[a.txt exists now: run again the command that needed it: {again}]"
     )
     assert "bash" in offered(model.requests[3])
     assert not offered(model.requests[3]) & {"write", "edit", "answer"}
