@@ -14,7 +14,9 @@ that may have finished the task (its calls worked, one a change or a command tha
 needs no check first, the next request is the choice "done" or "continue", for that request
 only: done leads to the report, continue to a step that must call a tool. Where beecode names
 the file the task asks for (a missing one, the file inside a folder), the next step may only
-write, and its grammar holds the path.
+write, and its grammar holds the path; so is the edit of a line beecode can name (the task's old
+value, a syntax error's line: ``task_values``, ``syntax_line``). A step that changed nothing in a
+task that asks for a change, or left a command to run again, is not taken for the task's end.
 """
 
 from __future__ import annotations
