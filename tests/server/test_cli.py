@@ -108,6 +108,10 @@ def test_up_status_logs_plan_restart_and_down(
 
 @pytest.mark.real_server
 def test_plan_prints_dflash_launches_for_other_engines(beecode: Beecode) -> None:
+    # Its random drafter states no facts to plan from: it is made by the fetch, as for a user
+    # (on a cold cache nothing else has made it when this test runs).
+    fetched = beecode("server", "fetch", "--profile", "smol-dflash")
+    assert fetched.returncode == 0, fetched.stderr
     smol = beecode("server", "plan", "--profile", "smol-dflash")
     assert smol.returncode == 0, smol.stderr
     assert "--spec-type draft-dflash --spec-draft-n-max 15" in smol.stdout
