@@ -43,6 +43,18 @@ def small_text(path: Path, max_bytes: int) -> str | None:
     return data.decode("utf-8", errors="replace")
 
 
+# The checks that read a file the model named (claims, task values, syntax lines) read at most this.
+CHECK_BYTES = 64_000
+
+
+def workspace_text(workspace: Path, name: str, max_bytes: int = CHECK_BYTES) -> str | None:
+    """``small_text`` of ``name`` under ``workspace``, or None when it resolves outside it (a
+    symlink or ``..`` out of a hostile repository is never read into a note for the model)."""
+    root = workspace.resolve()
+    path = (root / name).resolve()
+    return small_text(path, max_bytes) if path.is_relative_to(root) else None
+
+
 def existing_file(path: str, ctx: ToolContext) -> Path:
     """A regular file in the roots; a FIFO, socket or device is refused before it is opened
     (opening a FIFO would block until a writer came)."""

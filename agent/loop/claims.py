@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 from agent.loop.facts import TurnFacts
-from tools.files import small_text
+from tools.files import workspace_text
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n")
 _FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")
@@ -64,7 +64,6 @@ _PASSES = re.compile(
     r"\btests?\b.*\bpass(?:es|ed)?\b|\bpass(?:es|ed)? (?:the |all )?tests?\b", re.I
 )
 _NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
-READ_BYTES = 64_000  # a changed file larger than this is not read for its values
 _COMMIT = re.compile(r"\bcommit", re.I)  # a commit changes no file in the workspace
 # The words of one of beecode's errors or hints, copied: a span this long is no coincidence.
 COPIED_WORDS = 6
@@ -165,7 +164,7 @@ def _held(sentences: list[str], facts: TurnFacts, workspace: Path) -> list[str]:
     texts = {
         name: text
         for name in dict.fromkeys([*facts.created, *facts.changed, *mentioned])
-        if (text := _text(workspace, name)) is not None
+        if (text := workspace_text(workspace, name)) is not None
     }
     found: list[str] = []
     for sentence in sentences:
@@ -194,9 +193,3 @@ def _held(sentences: list[str], facts: TurnFacts, workspace: Path) -> list[str]:
             if str(said).isdigit() and int(said) not in (lines, text.count("\n")):
                 found.append(f"the answer says {name} has {count} lines; it has {lines}")
     return found
-
-
-def _text(workspace: Path, name: str) -> str | None:
-    path = workspace / name
-    inside = path.resolve().is_relative_to(workspace.resolve())
-    return small_text(path, READ_BYTES) if inside and path.is_file() else None

@@ -17,9 +17,8 @@ import re
 from pathlib import Path
 
 from agent.model.reply import Call
-from tools.files import small_text
+from tools.files import workspace_text
 
-READ_BYTES = 64_000  # a larger file is not read for this
 _ERRORS = r"(?:SyntaxError|IndentationError|TabError)"
 # Python's own report, and the warning of beecode's write and edit on a .py file.
 _TRACEBACK = re.compile(
@@ -35,7 +34,7 @@ def syntax_line(output: str, workspace: Path) -> tuple[str, str, str] | None:
     for found in [*_TRACEBACK.finditer(output), *_WARNING.finditer(output)]:
         name, number, error = found.groups()
         path = (root / name).resolve()
-        text = small_text(path, READ_BYTES) if path.is_relative_to(root) else None
+        text = workspace_text(root, name)
         lines = (text or "").splitlines()
         if not 1 <= int(number) <= len(lines) or not lines[int(number) - 1].strip():
             continue
@@ -60,8 +59,7 @@ def breaking_edit(call: Call, workspace: Path) -> str | None:
         return None
     if not (isinstance(old, str) and isinstance(new, str)) or not old:
         return None
-    full = (workspace / path).resolve()
-    text = small_text(full, READ_BYTES) if full.is_relative_to(workspace.resolve()) else None
+    text = workspace_text(workspace, path)
     if text is None or old not in text or _error(text) is not None:
         return None
     after = text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)

@@ -18,9 +18,8 @@ from pathlib import Path
 
 from agent.model.reply import Call
 from agent.steps.task_words import TASK_FILE
-from tools.files import small_text
+from tools.files import workspace_text
 
-READ_BYTES = 64_000  # a larger file is not read for these checks
 _VALUE = r"""(?:'([^']+)'|"([^"]+)"|`([^`]+)`|([^\s'"`,;]+?))"""
 # "from 8080 to 9090", "replace 'foo' with 'bar'"; a value ends where the sentence goes on.
 _CHANGE = re.compile(
@@ -70,7 +69,7 @@ def value_left(task: str, workspace: Path) -> tuple[str, dict[str, str] | None]:
     before, after = values
     notes, held = [], None
     for name in dict.fromkeys(TASK_FILE.findall(task)):
-        text = _text(workspace, name)
+        text = workspace_text(workspace, name)
         if text is None or not _holds(text, before) or _holds(text, after):
             continue
         edit = _edit_args(workspace, name, before, after)
@@ -84,7 +83,7 @@ def value_left(task: str, workspace: Path) -> tuple[str, dict[str, str] | None]:
 def _edit_args(workspace: Path, path: str, before: str, after: str) -> dict[str, str] | None:
     """The edit of the one line of ``path`` that holds ``before``, or None when no line or
     several lines do."""
-    text = _text(workspace, path)
+    text = workspace_text(workspace, path)
     lines = [line for line in (text or "").splitlines() if _holds(line, before)]
     if len(lines) != 1:
         return None
@@ -102,10 +101,3 @@ def _word(value: str) -> re.Pattern[str]:
 
 def _holds(text: str, value: str) -> bool:
     return _word(value).search(text) is not None
-
-
-def _text(workspace: Path, name: str) -> str | None:
-    path = (workspace / name).resolve()
-    if not path.is_relative_to(workspace.resolve()):
-        return None
-    return small_text(path, READ_BYTES)

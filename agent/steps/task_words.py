@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from agent.model.reply import Call
 from agent.steps.schema import STEP_GUIDE
-from tools.files import small_text
+from tools.files import workspace_text
 
 if TYPE_CHECKING:  # the habits ask here for the text a task names
     from agent.steps.habits import ReadLedger
@@ -38,7 +38,6 @@ if TYPE_CHECKING:  # the habits ask here for the text a task names
 TASK_FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")  # index.md, out/log.txt
 COPIED_WORDS = 5  # a run this long of beecode's words in a file's content is no coincidence
 ECHOED_WORDS = 6  # the task's opening words, this many, in a call: the task echoed
-READ_BYTES = 64_000  # a larger file is not read for these checks
 APPEND = re.compile(r"\bappend|\bto the end\b|\badd (?:a |the )?(?:new )?line\b", re.I)
 # "a.txt containing 1", "notes.txt with the text: buy milk", "out/log.txt in it saying empty"
 _AFTER_NAME = r"(?:\s+in it)?\s+(?:containing|saying|with (?:the )?(?:text|content)s?:?)\s+"
@@ -112,7 +111,7 @@ def _example_edit(call: Call, workspace: Path) -> str | None:
     if call.name != "edit" or not isinstance(old, str) or not isinstance(path, str):
         return None
     if f'"old": {json.dumps(old)}' not in STEP_GUIDE or old in (
-        small_text(workspace / path, READ_BYTES) or ""
+        workspace_text(workspace, path) or ""
     ):
         return None
     return f"old {old!r} is the reply format's example, not text of {path}: copy old from {path}"
@@ -191,7 +190,7 @@ def replaced_line(call: Call, task: str, workspace: Path) -> str | None:
         return None
     if not (isinstance(old, str) and isinstance(new, str) and isinstance(path, str)):
         return None
-    text = small_text(workspace / path, READ_BYTES) or ""
+    text = workspace_text(workspace, path) or ""
     if not old.strip() or old in new or old.strip() not in (s.strip() for s in text.splitlines()):
         return None
     if text.endswith("\n"):
@@ -269,7 +268,7 @@ def dropped_text(call: Call, task: str, ledger: ReadLedger) -> str | None:
     if (
         not old.strip()
         or old.strip() in new
-        or old not in (small_text(ledger.workspace / path, READ_BYTES) or "")
+        or old not in (workspace_text(ledger.workspace, path) or "")
     ):
         return None
     kept = old.rstrip("\n")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.files import ReadTool, WriteTool
+from tools.files import ReadTool, WriteTool, workspace_text
 from tools.paths import PathOutsideWorkspace, resolve_in_workspace, shown_path
 from tools.tool import ToolContext, ToolError
 
@@ -70,3 +70,14 @@ async def test_file_tools_return_the_refusal_as_data(
     assert write.is_error and "outside the workspace" in write.output
     assert not (workspace.parent / "evil.txt").exists()
     assert outside.read_text() == "top secret\n"
+
+
+def test_workspace_text_never_reads_out_of_the_workspace(workspace: Path, outside: Path) -> None:
+    # The checks that quote a file back to the model read through this; a hostile repository's
+    # symlink or a model's ../ must not bring a file from outside into a note.
+    (workspace / "link.txt").symlink_to(outside)
+    (workspace / "own.txt").write_text("mine\n")
+    assert workspace_text(workspace, "own.txt") == "mine\n"
+    assert workspace_text(workspace, "link.txt") is None
+    assert workspace_text(workspace, "../secret.txt") is None
+    assert workspace_text(workspace, "missing.txt") is None
