@@ -11,6 +11,7 @@ policy may leave them out, ``StepPolicy.kept_answer``):
 - an answer that does not mention a failure while a failed step was not recovered;
 - an answer that repeats beecode's words to the model (an error or a hint) as its own;
 - tests said to pass that no command of the turn ran to exit 0;
+- a rename or move told backwards (its source created, or its target deleted, by the turn);
 - a value or a line count claimed for a file the turn changed ("It is now true.", "notes.txt now
   has four lines") that the file as it is now does not hold.
 """
@@ -69,7 +70,16 @@ _COMMIT = re.compile(r"\bcommit", re.I)  # a commit changes no file in the works
 COPIED_WORDS = 6
 _PRINTED = re.compile(
     r"\b(?:print(?:ed|s)?|output(?:s|ted)?|returned|returns|shows?|showed|gave|displayed)"
-    r"\s*(?:out\s*)?:?\s*[\"'`]?([^\s\"'`,;]+)",
+    # "the actual output is 10": after is/was, only a number or a quoted text is a value
+    r"(\s+(?:is|was))?\s*(?:out\s*)?:?\s*([\"'`]?)([^\s\"'`,;]+)",
+    re.I,
+)
+_EXPECTED = re.compile(r"\b(?:expected|should|would|wanted|supposed)\b[^.]{0,20}$", re.I)
+# "renamed a.txt to b.txt", "a.txt was moved to b.txt": the direction is checked.
+_NAME = r"[\"'`]?([\w./-]*\w\.[A-Za-z]\w{0,5})[\"'`]?"
+_RENAMED = re.compile(
+    rf"\b(?:renamed|moved)\s+(?:the file\s+)?{_NAME}\s+(?:to|as)\s+{_NAME}"
+    rf"|{_NAME}\s+(?:was|has been|is)\s+(?:renamed|moved)\s+(?:to|as)\s+{_NAME}",
     re.I,
 )
 # "the output was printed", "the output of echo is 7": no value
@@ -105,18 +115,23 @@ def doubts(
                 found.append(f"the answer names {name}, which this turn did not write")
         if not names and not touched and not _COMMIT.search(sentence):
             found.append(f"the answer claims a change ({sentence.strip()[:60]}); no file changed")
-    found += _passed(sentences, facts)
+    found += _passed(sentences, facts) + _reversed(answer, facts)
     if workspace is not None:
         found += _held(sentences, facts, workspace)
     # Quoting an error to explain a failure is an account; the same words as a report are not.
-    plain = " ".join(s for s in sentences if not _ADMITS.search(s))
+    # A sentence that is beecode's words whole ("A step still fails: change the file to fix
+    # it.") is a copy even where it speaks of a failure.
+    heard = " ".join(" ".join(told or []).lower().split())
+    plain = " ".join(s for s in sentences if not _ADMITS.search(s) or _whole_copy(s, heard))
     if copied := _copied(plain, told or []):
         found.append(f"the answer repeats beecode's message to the model: {copied}")
     seen = "\n".join(outputs)
     for match in _PRINTED.finditer(answer):
-        value = match.group(1).rstrip(".:!?)")
-        if not value or value.lower() in _NOT_A_VALUE:
-            continue
+        said, quoted, value = match.group(1), match.group(2), match.group(3).rstrip(".:!?)")
+        if not value or value.lower() in _NOT_A_VALUE or _EXPECTED.search(answer[: match.start()]):
+            continue  # no value, or what a run should print, not what it printed
+        if said and not quoted and not re.search(r"\d", value):
+            continue  # "the output is empty", "was printed"
         if not facts.commands:
             found.append(f"the answer says something printed {value}; this turn ran no command")
         elif value not in seen:
@@ -124,6 +139,11 @@ def doubts(
     if facts.failed and not _ADMITS.search(answer):
         found.append(f"the answer does not say that a step failed: {facts.failed[0]}")
     return list(dict.fromkeys(found))
+
+
+def _whole_copy(sentence: str, heard: str) -> bool:
+    words = sentence.lower().split()
+    return len(words) >= COPIED_WORDS and " ".join(words).rstrip(".") in heard
 
 
 def _copied(answer: str, told: list[str]) -> str:
@@ -135,6 +155,17 @@ def _copied(answer: str, told: list[str]) -> str:
         if run in heard:
             return " ".join(answer.split()[at : at + COPIED_WORDS])
     return ""
+
+
+def _reversed(answer: str, facts: TurnFacts) -> list[str]:
+    """A rename or move told backwards: its source is a file the turn created, or its target one
+    the turn deleted ("list.txt was renamed to notes.txt" after notes.txt became list.txt)."""
+    found: list[str] = []
+    for match in _RENAMED.finditer(answer):
+        source, target = [name for name in match.groups() if name]
+        if source in facts.created or target in facts.deleted:
+            found.append(f"the answer says {source} became {target}; this turn did the reverse")
+    return found
 
 
 def _passed(sentences: list[str], facts: TurnFacts) -> list[str]:

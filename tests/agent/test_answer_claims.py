@@ -99,6 +99,11 @@ def test_beecode_words_to_the_model_repeated_as_the_answer() -> None:
     # A program's own words may be quoted: only beecode's errors and hints are its words.
     trace = "NameError: name 'total' is not defined in line 3 of calc.py"
     assert doubts(f"Running it gave {trace}", TurnFacts(commands=RAN), [trace], []) == []
+    # beecode's hint whole is a copy, though it speaks of a failure.
+    note = "[You have seen this already. A step still fails: change the file to fix it.]"
+    assert doubts(
+        "A step still fails: change the file to fix it.", TurnFacts(), [note], [note]
+    ) == ["the answer repeats beecode's message to the model: A step still fails: change the"]
 
 
 def test_a_sentence_opening_with_set_claims_a_change() -> None:
@@ -198,3 +203,25 @@ def test_a_setting_said_set_or_a_text_said_held_that_the_file_does_not_hold(
     assert doubts("notes.txt contains the word second.", notes, [], [], tmp_path) == [
         "the answer says notes.txt holds 'second'; it does not"
     ]
+
+
+def test_a_rename_told_backwards() -> None:
+    facts = TurnFacts(created=["list.txt"], deleted=["notes.txt"])
+    assert doubts("The file 'list.txt' was renamed to 'notes.txt'.", facts, []) == [
+        "the answer says list.txt became notes.txt; this turn did the reverse"
+    ]
+    assert doubts("Renamed list.txt to notes.txt.", facts, []) == [
+        "the answer says list.txt became notes.txt; this turn did the reverse"
+    ]
+    assert doubts("Renamed notes.txt to list.txt.", facts, []) == []
+    assert doubts("notes.txt was renamed to list.txt.", facts, []) == []
+
+
+def test_an_output_said_to_be_what_no_run_printed() -> None:
+    facts = TurnFacts(commands=[CommandRun("python3 test_calc.py", 1, "AssertionError")])
+    assert doubts("The actual output is 10.", facts, ["AssertionError"]) == [
+        "the answer says something printed 10; no result this turn holds it"
+    ]
+    # What a run should print is not a claim of what it printed.
+    assert doubts("The expected output is 8.", facts, ["AssertionError"]) == []
+    assert doubts("The output is 8.", facts, ["8\n"]) == []
