@@ -156,7 +156,7 @@ class Agent:
         """The answer, checked against the facts, kept as the policy shows it (see _finished)."""
         seen = turn.facts
         facts = seen.facts(self.session.id, self.session.turn_mark)
-        found = doubts(answer, facts, seen.outputs, seen.told, seen.workspace)
+        found = doubts(answer, facts, seen.outputs, seen.told, seen.workspace, turn.guard.prompt)
         facts = dataclasses.replace(facts, doubts=found)
         answer, facts = self.policy.kept_answer(answer, facts, turn.emit)
         # Reasoning goes back too: Qwen 3.6's template with preserve_thinking then re-reads

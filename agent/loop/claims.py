@@ -1,7 +1,7 @@
 """Where a turn's answer contradicts its facts (``agent.loop.facts``), said beside the answer.
 
 Small models copy report templates: "Created fib.py; running it printed 5." when the run printed
-nothing, or "Config.py has been updated" after the only edit failed. Five kinds are caught, each
+nothing, or "Config.py has been updated" after the only edit failed. These kinds are caught, each
 by a plain reading of the answer, and none rewrites it (the model's words stay the model's; a
 policy may leave them out, ``StepPolicy.kept_answer``):
 - a file named in a sentence claiming a change (not one saying it failed or did not happen) that
@@ -11,6 +11,7 @@ policy may leave them out, ``StepPolicy.kept_answer``):
 - an answer that does not mention a failure while a failed step was not recovered;
 - an answer that repeats beecode's words to the model (an error or a hint) as its own;
 - tests said to pass that no command of the turn ran to exit 0;
+- the task's own words given back as the answer, in a turn that changed no file;
 - a rename or move told backwards (its source created, or its target deleted, by the turn);
 - a value or a line count claimed for a file the turn changed ("It is now true.", "notes.txt now
   has four lines") that the file as it is now does not hold.
@@ -99,6 +100,7 @@ def doubts(
     outputs: list[str],
     told: list[str] | None = None,
     workspace: Path | None = None,
+    task: str = "",
 ) -> list[str]:
     """Each contradiction between the answer and the facts, in a line for the user. ``outputs``
     are the turn's results, ``told`` beecode's errors and hints to the model among them; the
@@ -116,6 +118,8 @@ def doubts(
         if not names and not touched and not _COMMIT.search(sentence):
             found.append(f"the answer claims a change ({sentence.strip()[:60]}); no file changed")
     found += _passed(sentences, facts) + _reversed(answer, facts)
+    if not facts.files and _echoes(answer, task) and not _COMMIT.search(answer):
+        found.append("the answer repeats the task's words; this turn changed no file")
     if workspace is not None:
         found += _held(sentences, facts, workspace)
     # Quoting an error to explain a failure is an account; the same words as a report are not.
@@ -155,6 +159,13 @@ def _copied(answer: str, told: list[str]) -> str:
         if run in heard:
             return " ".join(answer.split()[at : at + COPIED_WORDS])
     return ""
+
+
+def _echoes(answer: str, task: str) -> bool:
+    """The answer is the task's own words, in order ("Call the function foo bar instead."):
+    a small model's echo, which reads as done and claims nothing."""
+    said, asked = (" ".join(re.findall(r"[\w.-]*\w", t.lower())) for t in (answer, task))
+    return len(said.split()) >= 4 and f" {said} " in f" {asked} "
 
 
 def _reversed(answer: str, facts: TurnFacts) -> list[str]:

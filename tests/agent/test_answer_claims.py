@@ -225,3 +225,18 @@ def test_an_output_said_to_be_what_no_run_printed() -> None:
     # What a run should print is not a claim of what it printed.
     assert doubts("The expected output is 8.", facts, ["AssertionError"]) == []
     assert doubts("The output is 8.", facts, ["8\n"]) == []
+
+
+def test_the_task_given_back_as_the_answer() -> None:
+    task = "in utils.py, call the function foo bar instead, everywhere"
+    echo = "Call the function foo bar instead, everywhere."
+    assert doubts(echo, TurnFacts(), [], task=task) == [
+        "the answer repeats the task's words; this turn changed no file"
+    ]
+    assert doubts(echo, TurnFacts(changed=["utils.py"]), [], task=task) == []
+    # A commit changes no file of the workspace.
+    commit = "git commit everything with message 'first'"
+    assert doubts("Commit everything with message 'first'.", TurnFacts(), [], task=commit) == []
+    # An answer in the task's words that adds what was found is an answer.
+    question = "what is the third line of notes.txt?"
+    assert doubts("The third line of notes.txt is third.", TurnFacts(), [], task=question) == []
