@@ -83,6 +83,7 @@ class ConstrainedSteps(StepPolicy):
         self._rerun: tuple[str, str] | None = None  # a missing file, the command that needed it
         self._before: tuple[object, ...] | None = None  # the workspace as the turn found it
         self._wrote = False  # a write or edit of this turn worked
+        self._unchanged_aside = False  # an answer was set aside: the task's change not made
 
     def system(self, prompt: str) -> str:
         return with_guide(prompt, STEP_GUIDE)
@@ -90,7 +91,7 @@ class ConstrainedSteps(StepPolicy):
     def start_turn(self) -> None:
         super().start_turn()
         self._offer, self._said_nothing, self._said, self._rerun = "all", False, [], None
-        self._before, self._wrote = None, False
+        self._before, self._wrote, self._unchanged_aside = None, False, False
 
     def step(self, tools: list[dict[str, Any]]) -> Step:
         if self._before is None:  # before the turn's first call: the task is known by now
@@ -257,6 +258,11 @@ class ConstrainedSteps(StepPolicy):
             # no request says so: a small model copies such words.
             self.watch.set_answer_aside()
             self._offer = "tools"
+            return None
+        if not self._unchanged_aside and not self._changed():
+            # Once: told to fix calc.py, the 0.5B model ran it, sent a refused edit and
+            # answered; the task's change was never tried.
+            self._unchanged_aside, self._offer = True, "tools"
             return None
         return reply.text
 

@@ -136,8 +136,9 @@ async def test_the_same_write_of_a_folder_like_name_again_goes_through(ws: Path)
 
 
 async def test_a_file_the_task_names_in_the_folder_is_the_path_offered(ws: Path) -> None:
-    # The answer right after the refused write is set aside once: it is sent twice.
-    replies = [step("write", path="out", content="empty\n")] + [step("answer", text="x")] * 2
+    # The answer right after the refused write is set aside once, and once more since nothing
+    # changed yet: it is sent three times.
+    replies = [step("write", path="out", content="empty\n")] + [step("answer", text="x")] * 3
     agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     await agent.run_turn("make a directory out and put a file out/log.txt in it", Face())
     assert "with a file in it, write out/log.txt (the folder" in results(agent)[0]

@@ -80,3 +80,30 @@ async def test_a_run_task_may_be_done_by_its_run(ws: Path) -> None:
     finished = await agent.run_turn("run echo 42 and tell me the output", Face())
     assert results(agent)[0] == "42\n[exit code 0]"
     assert finished.final_text == "It printed 42."
+
+
+async def test_an_answer_before_the_change_is_set_aside_once(ws: Path) -> None:
+    """The 0.5B model ran calc.py, sent an edit that was refused, and answered: the fix the task
+    asks for was never tried. The answer waits once for a tool step."""
+    (ws / "calc.py").write_text("def double(x):\n    return x + 2\n")
+    replies = [
+        step("answer", text="The task was completed successfully."),
+        step("edit", path="calc.py", old="x + 2", new="x * 2"),
+        step("bash", command="python3 calc.py"),
+        DONE,
+        step("answer", text="Fixed calc.py."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    finished = await agent.run_turn("fix calc.py so double doubles", Face())
+    assert "answer" not in offered(model.requests[1])  # set aside: a tool step
+    assert (ws / "calc.py").read_text() == "def double(x):\n    return x * 2\n"
+    assert finished.final_text == "Fixed calc.py."
+
+
+async def test_the_answer_set_aside_is_taken_the_second_time(ws: Path) -> None:
+    (ws / "calc.py").write_text("def double(x):\n    return x + 2\n")
+    said = "I could not find the bug."
+    replies = [step("answer", text="Done."), step("answer", text=said)]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    finished = await agent.run_turn("fix calc.py so double doubles", Face())
+    assert finished.final_text == said
