@@ -46,7 +46,7 @@ from agent.steps.schema import (
 )
 from agent.steps.syntax_line import breaking_edit, syntax_line, syntax_note
 from agent.steps.task_change import NOT_DONE_NOTE, asks_change, workspace_state
-from agent.steps.task_values import value_edit_refusal, value_left
+from agent.steps.task_values import renamed_file, value_edit_refusal, value_left
 from agent.steps.task_words import is_question, missing_note, words_refusal
 from tools.registry import ToolRegistry
 from tools.tool import ToolResult
@@ -172,9 +172,11 @@ class ConstrainedSteps(StepPolicy):
 
     def refusal(self, call: Call) -> str | None:
         ledger = self.ledger
-        clobbering = ledger.clobbering_write(call)
-        value = value_edit_refusal(call, ledger.task, ledger.workspace)
-        if value and not clobbering:
+        value = renamed_file(call, ledger.task, ledger.workspace)  # before the clobbering question
+        clobbering = None if value else ledger.clobbering_write(call)
+        if value:
+            self._next("bash", value[1])  # the mv the task asks for
+        elif (value := value_edit_refusal(call, ledger.task, ledger.workspace)) and not clobbering:
             self._next("edit", value[1])  # the line that holds the task's old value
         why = clobbering or (
             (value and value[0])

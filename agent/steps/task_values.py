@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 from agent.model.reply import Call
@@ -25,6 +26,28 @@ _VALUE = r"""(?:'([^']+)'|"([^"]+)"|`([^`]+)`|([^\s'"`,;]+?))"""
 _CHANGE = re.compile(
     rf"\b(?:from\s+{_VALUE}\s+to|replace\s+{_VALUE}\s+with)\s+{_VALUE}(?=[\s,;]|\.?$|\.\s)"
 )
+
+
+_RENAMES = re.compile(
+    rf"\brename\s+(?:the file\s+)?({TASK_FILE.pattern})\s+(?:to|as)\s+({TASK_FILE.pattern})", re.I
+)
+
+
+def renamed_file(call: Call, task: str, workspace: Path) -> tuple[str, dict[str, str]] | None:
+    """Why a change of a file's content, in a task that renames the file, is refused, and the
+    command to hold the next step to; or None. Told to rename notes.txt to todo.txt, the 0.5B
+    model edited notes.txt's first line to "todo"."""
+    found, path = _RENAMES.search(task), (call.arguments or {}).get("path")
+    if call.name not in ("edit", "write") or found is None or not isinstance(path, str):
+        return None
+    source, target = found.group(1), found.group(2)
+    if path not in (source, target) or not (workspace / source).is_file():
+        return None
+    if (workspace / target).exists():
+        return None
+    command = f"mv {shlex.quote(source)} {shlex.quote(target)}"
+    why = f"the task renames {source}, not its text. Send: {_step({'command': command}, 'bash')}"
+    return why, {"command": command}
 
 
 def changed_value(task: str) -> tuple[str, str] | None:
@@ -91,8 +114,8 @@ def _edit_args(workspace: Path, path: str, before: str, after: str) -> dict[str,
     return {"path": path, "old": line, "new": _word(before).sub(after, line)}
 
 
-def _step(arguments: dict[str, str]) -> str:
-    return json.dumps({"name": "edit", "arguments": arguments})
+def _step(arguments: dict[str, str], tool: str = "edit") -> str:
+    return json.dumps({"name": tool, "arguments": arguments})
 
 
 def _word(value: str) -> re.Pattern[str]:

@@ -240,19 +240,21 @@ def other_line(call: Call, task: str) -> str | None:
     command, asked = (call.arguments or {}).get("command"), appended_line(task)
     if call.name != "bash" or not isinstance(command, str) or asked is None:
         return None
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    if len(words) < 4 or words[0] != "echo" or words[-2:] != [">>", asked[1]]:
-        return None
-    line = " ".join(w for w in words[1:-2] if w not in ("-e", "-n"))
-    if line == asked[0]:
-        return None
-    return (
-        f"this appends {line!r} to {asked[1]}, and the task appends {asked[0]!r}: run in bash: "
-        f"{append_command(*asked)}"
-    )
+    # Each command of a list: `echo 'notes.txt' >> notes.txt && wc -l notes.txt` too.
+    for piece in re.split(r"&&|\|\||;", command):
+        try:
+            words = shlex.split(piece)
+        except ValueError:
+            continue
+        if len(words) < 4 or words[0] != "echo" or words[-2:] != [">>", asked[1]]:
+            continue
+        line = " ".join(w for w in words[1:-2] if w not in ("-e", "-n"))
+        if line != asked[0]:
+            return (
+                f"this appends {line!r} to {asked[1]}, and the task appends {asked[0]!r}: "
+                f"run in bash: {append_command(*asked)}"
+            )
+    return None
 
 
 def dropped_text(call: Call, task: str, ledger: ReadLedger) -> str | None:

@@ -79,3 +79,25 @@ async def test_a_step_that_left_the_old_value_says_so_and_is_not_the_end(ws: Pat
     assert arguments_schema(model.requests[1], "edit")["old"]["const"] == "port = 8080"
     assert (ws / "config.ini").read_text() == CONFIG.replace("8080", "9090")
     assert finished.stop_reason == "done"
+
+
+async def test_an_edit_in_a_task_that_renames_the_file_is_refused_with_the_mv(ws: Path) -> None:
+    """Told to rename notes.txt to todo.txt, the 0.5B model edited the first line to "todo"."""
+    (ws / "notes.txt").write_text("first\nsecond\n")
+    mv = "mv notes.txt todo.txt"
+    replies = [
+        step("edit", path="notes.txt", old="first", new="todo", replace_all=True),
+        step("bash", command=mv),
+        DONE,
+        step("answer", text="Renamed notes.txt to todo.txt."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("rename notes.txt to todo.txt", Face())
+
+    assert results(agent)[0] == (
+        'Error: the task renames notes.txt, not its text. Send: {"name": "bash", "arguments": '
+        '{"command": "mv notes.txt todo.txt"}}. Fix the call and try again.'
+    )
+    assert offered(model.requests[1]) == {"bash"}
+    assert arguments_schema(model.requests[1], "bash")["command"]["const"] == mv
+    assert (ws / "todo.txt").read_text() == "first\nsecond\n" and not (ws / "notes.txt").exists()

@@ -202,6 +202,23 @@ async def test_another_line_echoed_onto_the_file_is_refused(ws: Path) -> None:
     assert (ws / "notes.txt").read_text() == "first\nsecond\nthird\nfourth\n"
 
 
+async def test_another_line_echoed_in_a_command_list_is_refused(ws: Path) -> None:
+    """Told to append fourth and count the lines, the 0.5B model ran the echo and wc at once."""
+    (ws / "notes.txt").write_text("first\nsecond\nthird\n")
+    replies = [
+        step("bash", command="echo 'notes.txt' >> notes.txt && wc -l notes.txt"),
+        step("bash", command="echo fourth >> notes.txt && wc -l notes.txt"),
+        DONE,
+        step("answer", text="It has 4 lines."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn(
+        "append fourth to notes.txt and then tell me how many lines it has", Face()
+    )
+    assert results(agent)[0].startswith("Error: this appends 'notes.txt' to notes.txt")
+    assert (ws / "notes.txt").read_text() == "first\nsecond\nthird\nfourth\n"
+
+
 async def test_an_edit_taking_text_out_where_the_task_only_adds_is_refused(ws: Path) -> None:
     """Told to add multiply to math_utils.py, the 0.5B model replaced add with it."""
     (ws / "math_utils.py").write_text("def add(a, b):\n    return a + b\n")
