@@ -46,6 +46,7 @@ from agent.steps.schema import (
 )
 from agent.steps.syntax_line import breaking_edit, syntax_line, syntax_note
 from agent.steps.task_change import NOT_DONE_NOTE, asks_change, workspace_state
+from agent.steps.task_test import TaskTest, test_command
 from agent.steps.task_values import renamed_file, value_edit_refusal, value_left
 from agent.steps.task_words import is_question, missing_note, words_refusal
 from tools.registry import ToolRegistry
@@ -84,6 +85,7 @@ class ConstrainedSteps(StepPolicy):
         self._before: tuple[object, ...] | None = None  # the workspace as the turn found it
         self._wrote = False  # a write or edit of this turn worked
         self._unchanged_aside = False  # an answer was set aside: the task's change not made
+        self._test = TaskTest("", ledger.workspace)  # the test the task names (task_test)
 
     def system(self, prompt: str) -> str:
         return with_guide(prompt, STEP_GUIDE)
@@ -96,6 +98,7 @@ class ConstrainedSteps(StepPolicy):
     def step(self, tools: list[dict[str, Any]]) -> Step:
         if self._before is None:  # before the turn's first call: the task is known by now
             self._before = workspace_state(self.ledger.task, self.ledger.workspace)
+            self._test = TaskTest(self.ledger.task, self.ledger.workspace)
         offer, self._offer = self._offer, "all"
         self._asked = offer
         if offer == "choice":  # the tools described as ever: the prompt prefix stays the same
@@ -121,11 +124,6 @@ class ConstrainedSteps(StepPolicy):
             callable_now = [with_args(t, held) if _name(t) == tool else t for t in callable_now]
         self._pin = None
         return Step(described, step_format(callable_now), instruction or None)
-
-    def _write_next(self, path: str) -> None:
-        """The next step writes ``path``: a small model told which file to write writes
-        another, or the same wrong one again."""
-        self._next("write", {"path": path})
 
     def _next(self, tool: str, held: dict[str, str]) -> None:
         """The next step calls ``tool`` with these arguments held by its grammar."""
@@ -178,6 +176,9 @@ class ConstrainedSteps(StepPolicy):
             self._next("bash", value[1])  # the mv the task asks for
         elif (value := value_edit_refusal(call, ledger.task, ledger.workspace)) and not clobbering:
             self._next("edit", value[1])  # the line that holds the task's old value
+        elif not clobbering and (test := self._test.refusal(call)):
+            value = test, {"command": test_command(str(self._test.test))}
+            self._next("bash", value[1])
         why = clobbering or (
             (value and value[0])
             or breaking_edit(call, ledger.workspace)
@@ -191,7 +192,7 @@ class ConstrainedSteps(StepPolicy):
         if why and not clobbering:  # the clobbering question quotes the file, to be copied
             self._said.append(why)
         if ledger.pin:
-            self._write_next(ledger.pin)
+            self._next("write", {"path": ledger.pin})  # told which, it wrote another
             ledger.pin = None
         return why
 
@@ -218,11 +219,14 @@ class ConstrainedSteps(StepPolicy):
             note += missing_note(missing, self.ledger.task)
             self._rerun = (missing, str((call.arguments or {}).get("command", "")))
             if missing in self.ledger.task:  # a file the task asks for: the next step writes it
-                self._write_next(missing)
+                self._next("write", {"path": missing})
         elif not failed and self._rerun and (self.ledger.workspace / self._rerun[0]).exists():
             note += self._run_again()
             done_kind = False
         self._wrote |= kind == "edit" and not failed
+        if test := self._test.note(call, kind, failed):
+            note, done_kind = note + test, False
+            self._next("bash", {"command": test_command(str(self._test.test))})
         if done_kind and not failed and not self._changed():
             note += NOT_DONE_NOTE  # a run that exited 0 is not the change the task asks for
             self._offer, done_kind = "tools", False

@@ -30,6 +30,7 @@ async def test_a_change_of_an_existing_test_is_refused_once(ws: Path) -> None:
         step("read", path="test_calc.py"),
         step("edit", path="test_calc.py", old="== 8", new="== 6"),  # refused: a test
         step("read", path="calc.py"),
+        step("bash", command="python3 test_calc.py"),  # the test first: how it fails
         step("edit", path="calc.py", old="x + 2", new="x * 2"),
         step("bash", command="python3 test_calc.py"),
         DONE,

@@ -1,0 +1,73 @@
+"""The test a task names, run before the change it asks for and after it.
+
+Told "test_calc.py fails; fix calc.py so it passes", the 0.5B model ran calc.py (which defines a
+function and prints nothing), edited it blind, ran calc.py again and chose done: the test was
+never run, so neither the model nor the turn's facts knew whether it passed. Where the task
+names a test file that fails or is to pass:
+- a change of another file before the test has run this turn is refused with the run to send;
+- after a change, a command that exited 0 without running the test is not the task's end: the
+  note gives the test's run to send.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+from agent.model.reply import Call
+from agent.steps.task_words import TASK_FILE
+
+_TESTS = re.compile(r"\b(?:fail(?:s|ed|ing)?|pass(?:es|ed|ing)?)\b", re.I)
+
+
+def named_test(task: str, workspace: Path) -> str | None:
+    """The test file of the workspace a task says fails or is to pass, or None."""
+    if not _TESTS.search(task):
+        return None
+    for name in TASK_FILE.findall(task):
+        base = Path(name).name
+        if base.endswith(".py") and (base.startswith("test_") or base.endswith("_test.py")):
+            return name if (workspace / name).is_file() else None
+    return None
+
+
+def test_step(test: str) -> str:
+    return json.dumps({"name": "bash", "arguments": {"command": test_command(test)}})
+
+
+def test_command(test: str) -> str:
+    return f"python3 {shlex.quote(test)}"
+
+
+class TaskTest:
+    """One turn's record of its task's test: whether it ran since the last change."""
+
+    def __init__(self, task: str, workspace: Path) -> None:
+        self.test = named_test(task, workspace)
+        self.ran = False  # the test ran this turn
+        self.changed = False  # a file changed since the test last ran
+
+    def refusal(self, call: Call) -> str | None:
+        """Why a change before the test first ran is refused, or None."""
+        path = (call.arguments or {}).get("path")
+        if self.test is None or self.ran or call.name not in ("edit", "write"):
+            return None
+        if not isinstance(path, str) or Path(path).name == Path(self.test).name:
+            return None  # a change of the test itself is asked about elsewhere (test_change)
+        return f"run the test first, to see how it fails. Send: {test_step(self.test)}"
+
+    def note(self, call: Call, kind: str | None, failed: bool) -> str:
+        """After a call: the note that gives the test's run, where the change is not checked
+        by it yet; or ""."""
+        if self.test is None:
+            return ""
+        command = (call.arguments or {}).get("command")
+        if call.name == "bash" and isinstance(command, str) and Path(self.test).name in command:
+            self.ran, self.changed = True, False
+            return ""
+        self.changed |= kind == "edit" and not failed
+        if call.name != "bash" or failed or not self.changed:
+            return ""
+        return f"\n[This did not run the task's test. Send: {test_step(self.test)}]"
