@@ -12,6 +12,7 @@ policy may leave them out, ``StepPolicy.kept_answer``):
 - an answer that repeats beecode's words to the model (an error or a hint) as its own;
 - tests said to pass that no command of the turn ran to exit 0;
 - the task's own words given back as the answer, in a turn that changed no file;
+- the task or its test said to fail where the turn's last test run passed;
 - a rename or move told backwards (its source created, or its target deleted, by the turn);
 - a value or a line count claimed for a file the turn changed ("It is now true.", "notes.txt now
   has four lines") that the file as it is now does not hold.
@@ -66,6 +67,9 @@ _PASSES = re.compile(
     r"\btests?\b.*\bpass(?:es|ed)?\b|\bpass(?:es|ed)? (?:the |all )?tests?\b", re.I
 )
 _NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+# "The task failed because ...", "the test still fails"; not "it failed at first, then ...".
+_FAILS = re.compile(r"\b(?:task|tests?|test_\w+\.py)\b[^.]*\b(?:fail(?:s|ed)?|is failing)\b", re.I)
+_BEFORE = re.compile(r"\b(?:first|before|then|after|until|was fixed|now pass\w*)\b", re.I)
 _COMMIT = re.compile(r"\bcommit", re.I)  # a commit changes no file in the workspace
 # The words of one of beecode's errors or hints, copied: a span this long is no coincidence.
 COPIED_WORDS = 6
@@ -117,7 +121,7 @@ def doubts(
                 found.append(f"the answer names {name}, which this turn did not write")
         if not names and not touched and not _COMMIT.search(sentence):
             found.append(f"the answer claims a change ({sentence.strip()[:60]}); no file changed")
-    found += _passed(sentences, facts) + _reversed(answer, facts)
+    found += _passed(sentences, facts) + _reversed(answer, facts) + _failed(sentences, facts)
     if not facts.files and _echoes(answer, task) and not _COMMIT.search(answer):
         found.append("the answer repeats the task's words; this turn changed no file")
     if workspace is not None:
@@ -166,6 +170,17 @@ def _echoes(answer: str, task: str) -> bool:
     a small model's echo, which reads as done and claims nothing."""
     said, asked = (" ".join(re.findall(r"[\w.-]*\w", t.lower())) for t in (answer, task))
     return len(said.split()) >= 4 and f" {said} " in f" {asked} "
+
+
+def _failed(sentences: list[str], facts: TurnFacts) -> list[str]:
+    """The task or its test said to fail where the turn's last test run exited 0 and no step
+    failed: after the fix, the 0.5B model reported the failure it had started from."""
+    tests = [c for c in facts.commands if re.search(r"test", c.command, re.I)]
+    if facts.failed or not tests or tests[-1].exit_code != 0:
+        return []
+    if not any(_FAILS.search(s) and not _BEFORE.search(s) for s in sentences):
+        return []
+    return [f"the answer says it failed; the last test run, `{tests[-1].command}`, passed"]
 
 
 def _reversed(answer: str, facts: TurnFacts) -> list[str]:

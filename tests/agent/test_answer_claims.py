@@ -240,3 +240,19 @@ def test_the_task_given_back_as_the_answer() -> None:
     # An answer in the task's words that adds what was found is an answer.
     question = "what is the third line of notes.txt?"
     assert doubts("The third line of notes.txt is third.", TurnFacts(), [], task=question) == []
+
+
+def test_a_failure_told_after_the_test_passed() -> None:
+    ran = [
+        CommandRun("python3 test_calc.py", 1, "AssertionError"),
+        CommandRun("python3 test_calc.py", 0, "ok"),
+    ]
+    facts = TurnFacts(changed=["calc.py"], commands=ran)
+    said = "The task failed because the assert statement was not met."
+    assert doubts(said, facts, ["AssertionError", "ok"]) == [
+        "the answer says it failed; the last test run, `python3 test_calc.py`, passed"
+    ]
+    assert doubts("The test failed at first; then I fixed calc.py.", facts, []) == []
+    # The last run failed: saying so is the account.
+    failing = TurnFacts(commands=ran[:1], failed=["bash python3 test_calc.py: AssertionError"])
+    assert doubts(said, failing, ["AssertionError"]) == []
