@@ -112,9 +112,12 @@ def doubts(
     found: list[str] = []
     touched = set(facts.files) | {name.rsplit("/", 1)[-1] for name in facts.files}
     sentences = _SENTENCE_END.split(answer)
+    committed = any(c.exit_code == 0 and "commit" in c.command for c in facts.commands)
     for sentence in sentences:
         if not _CHANGE.search(sentence) or _ADMITS.search(sentence):
             continue  # no claim of a change, or one said not to have happened
+        if committed and _COMMIT.search(sentence):
+            continue  # "Added README.md and committed it": the commit is the change
         names = _FILE.findall(sentence)
         for name in names:
             if name not in touched and name.rsplit("/", 1)[-1] not in touched:

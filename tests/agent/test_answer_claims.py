@@ -256,3 +256,12 @@ def test_a_failure_told_after_the_test_passed() -> None:
     # The last run failed: saying so is the account.
     failing = TurnFacts(commands=ran[:1], failed=["bash python3 test_calc.py: AssertionError"])
     assert doubts(said, failing, ["AssertionError"]) == []
+
+
+def test_a_committed_file_named_in_the_commit_sentence() -> None:
+    commit = [CommandRun("git add -A && git commit -m 'first'", 0, "[main 1a2b3c4] first")]
+    said = "Added README.md and committed it with the message 'first'."
+    assert doubts(said, TurnFacts(commands=commit), []) == []
+    assert doubts(said, TurnFacts(), []) == [
+        "the answer names README.md, which this turn did not write"
+    ]
