@@ -45,10 +45,15 @@ from agent.steps.schema import (
     with_args,
 )
 from agent.steps.syntax_line import breaking_edit, syntax_line, syntax_note
-from agent.steps.task_change import NOT_DONE_NOTE, asks_change, workspace_state
+from agent.steps.task_change import (
+    NOT_DONE_NOTE,
+    asks_change,
+    refused_by_mode,
+    workspace_state,
+)
 from agent.steps.task_test import TaskTest, test_command
 from agent.steps.task_values import renamed_file, value_edit_refusal, value_left
-from agent.steps.task_words import is_question, missing_note, words_refusal
+from agent.steps.task_words import missing_note, words_refusal
 from tools.registry import ToolRegistry
 from tools.tool import ToolResult
 
@@ -112,7 +117,9 @@ class ConstrainedSteps(StepPolicy):
         """The template describes every step tool whatever the offer, so the prompt prefix
         stays the same from step to step; only the schema narrows."""
         described = step_tools([t for t in tools if _name(t) not in STEP_LEFT_OUT])
-        banned = self.watch.take_banned() | self._refused_by_mode()
+        banned = self.watch.take_banned() | refused_by_mode(
+            self.ledger.task, self.permissions.mode, self.registry
+        )
         offered = set()
         if offer != "answer":
             offered = {_name(t) for t in described if _name(t) not in banned | {ANSWER}}
@@ -146,16 +153,6 @@ class ConstrainedSteps(StepPolicy):
         self.watch.banned, self._offer = FILE_TOOLS, "tools"
         step = json.dumps({"name": "bash", "arguments": {"command": command}})
         return f"\n[{missing} exists now: run again the command that needed it: {step}]"
-
-    def _refused_by_mode(self) -> set[str]:
-        """Tools the permission mode refuses whatever their arguments: plan mode runs reads
-        only, and a small model offered a write there tries it again and again. A question
-        changes no file: asked for the third line of notes.txt, the 0.5B model edited it."""
-        if self.permissions.mode != "plan":
-            return set(FILE_TOOLS) if is_question(self.ledger.task) else set()
-        return {
-            n for n in self.registry.names() if (t := self.registry.get(n)) and t.kind({}) != "read"
-        }
 
     def read(self, reply: Reply) -> None:
         if reply.calls:  # the server sent native calls after all
@@ -266,8 +263,7 @@ class ConstrainedSteps(StepPolicy):
             self._offer = "tools"
             return None
         if not self._unchanged_aside and not self._changed():
-            # Once: told to fix calc.py, the 0.5B model ran it, sent a refused edit and
-            # answered; the task's change was never tried.
+            # Once: told to fix calc.py, the 0.5B model ran it and answered, the fix untried.
             self._unchanged_aside, self._offer = True, "tools"
             return None
         return reply.text

@@ -14,7 +14,9 @@ import os
 import re
 from pathlib import Path
 
+from agent.steps.habits import FILE_TOOLS
 from agent.steps.task_words import TASK_FILE, is_question
+from tools.registry import ToolRegistry
 
 CHANGE_VERBS = frozenset(
     "add append change chmod commit copy create delete edit fix implement insert make mkdir "
@@ -28,6 +30,15 @@ HASHED_BYTES = 1_000_000  # a larger file counts by its size and time
 def asks_change(task: str) -> bool:
     words = set(re.findall(r"[a-z]+", task.lower()))
     return not is_question(task) and bool(words & CHANGE_VERBS)
+
+
+def refused_by_mode(task: str, mode: str, registry: ToolRegistry) -> set[str]:
+    """Tools the permission mode refuses whatever their arguments: plan mode runs reads only, and
+    a small model offered a write there tries it again and again. A question changes no file:
+    asked for the third line of notes.txt, the 0.5B model edited it."""
+    if mode == "plan":
+        return {n for n in registry.names() if (t := registry.get(n)) and t.kind({}) != "read"}
+    return set(FILE_TOOLS) if is_question(task) else set()
 
 
 def workspace_state(task: str, workspace: Path) -> tuple[object, ...]:
