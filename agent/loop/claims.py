@@ -70,6 +70,14 @@ _NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve"
 # "The task failed because ...", "the test still fails"; not "it failed at first, then ...".
 _FAILS = re.compile(r"\b(?:task|tests?|test_\w+\.py)\b[^.]*\b(?:fail(?:s|ed)?|is failing)\b", re.I)
 _BEFORE = re.compile(r"\b(?:first|before|then|after|until|was fixed|now pass\w*)\b", re.I)
+_ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
+# "The third line of notes.txt is 3", "line 2 in a.txt is 'b'"
+_LINE_IS = re.compile(
+    rf"\b(?:({'|'.join(_ORDINALS)}|\d+(?:st|nd|rd|th))\s+line|line\s+(\d+))\s+(?:of|in)\s+"
+    r"[\"'`]?([\w./-]*\w\.[A-Za-z]\w{0,5})[\"'`]?\s+(?:is|reads|says)\s*:?\s*"
+    r"[\"'`]?([^\"'`\n]*?)[\"'`]?\s*(?:[.!]\s|[.!]?$)",
+    re.I,
+)
 _COMMIT = re.compile(r"\bcommit", re.I)  # a commit changes no file in the workspace
 # The words of one of beecode's errors or hints, copied: a span this long is no coincidence.
 COPIED_WORDS = 6
@@ -128,7 +136,7 @@ def doubts(
     if not facts.files and _echoes(answer, task) and not _COMMIT.search(answer):
         found.append("the answer repeats the task's words; this turn changed no file")
     if workspace is not None:
-        found += _held(sentences, facts, workspace)
+        found += _held(sentences, facts, workspace) + _line_said(answer, workspace)
     # Quoting an error to explain a failure is an account; the same words as a report are not.
     # A sentence that is beecode's words whole ("A step still fails: change the file to fix
     # it.") is a copy even where it speaks of a failure.
@@ -173,6 +181,26 @@ def _echoes(answer: str, task: str) -> bool:
     a small model's echo, which reads as done and claims nothing."""
     said, asked = (" ".join(re.findall(r"[\w.-]*\w", t.lower())) for t in (answer, task))
     return len(said.split()) >= 4 and f" {said} " in f" {asked} "
+
+
+def _line_said(answer: str, workspace: Path) -> list[str]:
+    """A line of a file quoted wrong: "Third line of notes.txt is 3." when it is "third" (the
+    0.5B model read the line's number from the numbered file it was shown)."""
+    found: list[str] = []
+    for match in _LINE_IS.finditer(answer):
+        which = (match.group(1) or match.group(2)).lower()
+        name, value = match.group(3), match.group(4).strip()
+        if which in _ORDINALS:
+            number = _ORDINALS.index(which) + 1
+        else:
+            number = int(re.sub(r"\D", "", which))
+        lines = (workspace_text(workspace, name) or "").splitlines()
+        if not value or not 1 <= number <= len(lines):
+            continue
+        if value.lower() not in lines[number - 1].lower():
+            line = lines[number - 1]
+            found.append(f"the answer says line {number} of {name} is {value!r}; it is {line!r}")
+    return found
 
 
 def _failed(sentences: list[str], facts: TurnFacts) -> list[str]:

@@ -265,3 +265,16 @@ def test_a_committed_file_named_in_the_commit_sentence() -> None:
     assert doubts(said, TurnFacts(), []) == [
         "the answer names README.md, which this turn did not write"
     ]
+
+
+def test_a_line_of_a_file_quoted_wrong(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("first\nsecond\nthird\n")
+    facts = TurnFacts()
+    assert doubts("Third line of notes.txt is 3.", facts, [], workspace=tmp_path) == [
+        "the answer says line 3 of notes.txt is '3'; it is 'third'"
+    ]
+    assert doubts("The third line of notes.txt is 'third'.", facts, [], workspace=tmp_path) == []
+    assert doubts("Line 2 of notes.txt is second.", facts, [], workspace=tmp_path) == []
+    assert doubts("Line 2 in notes.txt is first.", facts, [], workspace=tmp_path) == [
+        "the answer says line 2 of notes.txt is 'first'; it is 'second'"
+    ]
