@@ -197,12 +197,12 @@ class ReadLedger:
             if not self.asked_once(call):
                 return None
             kept_too = old if old.endswith("\n") else old + "\n"
-            # The content that keeps them, in full: a small model copies text far better than
-            # it follows "write its old lines too".
+            # The step that keeps them, last: a small model copied the words after it, too.
+            step = {"path": (call.arguments or {}).get("path"), "content": f"{kept_too}\n{content}"}
             return (
                 f"this write would replace all of {path.name}, keeping none of its lines. To "
-                f"add to the file, write its lines and yours:\n{kept_too}\n{content}\nTo "
-                "replace it all, send the same write again"
+                "replace it all, send the same write again. To add to the file, send: "
+                + json.dumps({"name": "write", "arguments": step})
             )
         return None
 

@@ -3,6 +3,7 @@ set aside until a change is checked, whole-file rewrites sent twice."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from agent.loop.agent import Agent
@@ -87,7 +88,10 @@ async def test_a_write_keeping_none_of_a_files_lines_must_be_sent_twice(ws: Path
 
     assert "would replace all of m.py" in results(agent)[0]
     # The refusal holds the content that keeps the file's lines, for the model to copy.
-    assert "yours:\ndef add(a, b):\n    return a + b\n\ndef mul(a, b):" in results(agent)[0]
+    kept = "def add(a, b):\n    return a + b\n\ndef mul(a, b):\n    return a * b\n"
+    step = json.dumps({"name": "write", "arguments": {"path": "m.py", "content": kept}})
+    assert results(agent)[0].startswith("Error: this write would replace all of m.py")
+    assert f"To add to the file, send: {step}" in results(agent)[0]
     assert "def add" in (ws / "m.py").read_text() and "def mul" in (ws / "m.py").read_text()
 
 
