@@ -42,13 +42,18 @@ class SideBySide(App[None]):
             yield CodeLines(_content(CODE))
 
 
-def _drawn(widget: Widget) -> list[list[tuple[str, object]]]:
-    """The widget's rows as drawn: each segment's text and style (without the mouse's meta)."""
+def _drawn(widget: Widget) -> list[list[tuple[str, object, object]]]:
+    """The widget's rows as drawn: each segment's text, style and meta (each cell's offset,
+    which the mouse's selection reads), without the link id each style is given."""
     width, height = widget.outer_size
     strips: list[Strip] = widget.render_lines(widget.outer_size.region)
     assert len(strips) == height and all(strip.cell_length == width for strip in strips)
     return [
-        [(segment.text, segment.style and segment.style.clear_meta_and_links()) for segment in row]
+        [
+            (segment.text, style.clear_meta_and_links(), style.meta)
+            for segment in row
+            if (style := segment.style) is not None
+        ]
         for row in strips
     ]
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.segment import Segment
 from textual.content import Content
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.style import Style
-from textual.visual import RenderOptions
 from textual.widget import Widget
 
 if TYPE_CHECKING:
@@ -93,40 +93,43 @@ class CodeLines(Widget):
         return changed
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
-        widest = max(self._widths, default=0) + self.styles.line_pad * 2
-        return max(container.width, widest)  # a Label with expand=True
+        return max(container.width, max(self._widths, default=0))  # a Label with expand=True
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines) if width else 0
 
     def render_line(self, y: int) -> Strip:
-        width, style = self.size.width, self.visual_style
-        key = (width, style, self.app.theme, self.app.ansi_color)
-        if key != self._rows_key:  # resized or restyled: every row is drawn again
+        style = self.visual_style
+        key = (style, self.app.theme, self.app.ansi_color)  # a row is drawn to its line's width
+        if key != self._rows_key:  # restyled: every row is drawn again
             self._rows.clear()
             self._rows_key = key
         if y >= len(self._lines):
-            return Strip.blank(width, style.rich_style)
+            return Strip.blank(self.size.width, style.rich_style)
         selection = self.text_selection
         if selection is not None:
-            return self._render_row(y, width, style, selection)  # not kept, as in Log
+            return self._render_row(y, style, selection)  # not kept, as in Log
         row = self._rows.get(y)
         if row is None:
-            row = self._rows[y] = self._render_row(y, width, style, None)
+            row = self._rows[y] = self._render_row(y, style, None)
         return row
 
-    def _render_row(self, y: int, width: int, style: Style, selection: Selection | None) -> Strip:
-        """Line ``y`` as Content renders it in a Label: styled, selection shown, its cells
-        carrying their offsets (for the mouse's selection)."""
+    def _render_row(self, y: int, style: Style, selection: Selection | None) -> Strip:
+        """Line ``y`` as Content renders it in a Label (``Content.render_strips`` for a line
+        that fits): styled, the selection shown, each cell's offset in its style's meta (where
+        the mouse's selection finds it). Built here, not by ``render_strips``: that marks
+        every row as row 0, and marking it again costs as much as rendering it."""
         line = self._lines[y]
         if selection is not None and (span := selection.get_span(y)) is not None:
             start, end = span
             selected = self.screen.get_component_styles("screen--selection")
             line = line.stylize(Style.from_styles(selected), start, len(line) if end < 0 else end)
-        rules = self.styles  # the widget's rules, as Visual.to_strips passes them
-        options = RenderOptions(self._get_style, rules)  # type: ignore[arg-type]
-        rows = line.render_strips(width, None, style, options)
-        return rows[0].apply_offsets(0, y) if rows else Strip.blank(width, style.rich_style)
+        line = line.expand_tabs(TAB_SIZE)
+        segments, x = [], 0
+        for text, text_style in line.render(style, end="", parse_style=self._get_style):
+            segments.append(Segment(text, (style + text_style).rich_style_with_offset(x, y)))
+            x += len(text)
+        return Strip(segments, line.cell_length)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         return selection.extract(self._content.plain), "\n"
