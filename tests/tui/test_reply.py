@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from textual.highlight import HighlightTheme, highlight
+from textual.strip import Strip
 from textual.widgets.markdown import MarkdownFence
 
 from agent.tui.widgets.code_lines import CodeLines
@@ -21,14 +22,14 @@ CODE = "\n".join(LINES)
 async def test_an_append_renders_only_the_lines_it_changed(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rendered: list[int] = []  # the lines rendered, in order
-    render_row = CodeLines._render_row
+    rendered: list[int] = []  # the rows asked for, in order (Textual asks for those it
+    render_line = CodeLines.render_line  # has no finished row of: padding and colours on)
 
-    def counted(self: CodeLines, y: int, *args: object) -> object:
+    def counted(self: CodeLines, y: int) -> Strip:
         rendered.append(y)
-        return render_row(self, y, *args)  # type: ignore[arg-type]
+        return render_line(self, y)
 
-    monkeypatch.setattr(CodeLines, "_render_row", counted)
+    monkeypatch.setattr(CodeLines, "render_line", counted)
     async with running(ScriptedRuntime(workspace)) as (app, pilot):
         conversation = app.main.conversation
         await conversation.text("Here:\n\n```python\n")
@@ -43,7 +44,8 @@ async def test_an_append_renders_only_the_lines_it_changed(
         code = conversation.query_one(CodeLines)
         assert str(code.content) == CODE
         assert code.size.height == len(LINES)  # one row a line
-        # each append rendered the one line it wrote, once: none of the block's earlier lines
+        # each append drew the one line it wrote, once: none of the block's earlier lines, as
+        # the block grows a row (Textual's own rows kept) and its line is rendered again
         # (the first, which shows the block, may draw its line twice as the block settles in)
         assert set(per_append[0]) == {0}
         assert per_append[1:] == [[index // 2] for index in range(1, 2 * len(LINES))]

@@ -98,6 +98,23 @@ class CodeLines(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines) if width else 0
 
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        """Keep Textual's finished rows (padding and colours on) when only the height changed:
+        a resize throws them all away, and a growing block grows a row with most appends
+        (~0.035 ms a row shown, a screenful each frame). Without a top or bottom gutter a
+        row does not depend on the height; those rows still to draw stay marked so."""
+        cache, styles = self._styles_cache, self.styles
+        taller = size.width == self._size.width and not (styles.gutter.top or styles.gutter.bottom)
+        kept = (dict(cache._cache), set(cache._dirty_lines)) if taller else None
+        resized = super()._size_updated(size, virtual_size, container_size, layout)
+        if kept is not None:
+            rows, dirty = kept
+            cache._cache = {y: row for y, row in rows.items() if y < size.height}
+            cache._dirty_lines = dirty
+        return resized
+
     def render_line(self, y: int) -> Strip:
         style = self.visual_style
         key = (style, self.app.theme, self.app.ansi_color)  # a row is drawn to its line's width
