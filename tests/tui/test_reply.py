@@ -1,5 +1,5 @@
-"""A streamed reply's code block in the real app: its lines in labels of CHUNK_LINES, the full
-labels left as they are while the block grows, and each finished block highlighted whole."""
+"""A streamed reply's code block in the real app: its lines in a CodeLines, which renders again
+only the lines an append changed, and each finished block highlighted whole."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from textual.highlight import HighlightTheme, highlight
-from textual.widgets import Label
+from textual.strip import Strip
 from textual.widgets.markdown import MarkdownFence
 
-from agent.tui.widgets import reply
+from agent.tui.widgets.code_lines import CodeLines
 from agent.tui.widgets.reply import GrowingFence
 from tests.factory import ScriptedRuntime
 from tests.tui.harness import running, until
@@ -19,25 +19,36 @@ LINES = [f"value_{i} = compute({i}, 'k{i}')  # step {i}" for i in range(11)]
 CODE = "\n".join(LINES)
 
 
-async def test_full_labels_stay_as_the_block_grows(
+async def test_an_append_renders_only_the_lines_it_changed(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(reply, "CHUNK_LINES", 3)
+    rendered: list[int] = []  # the rows asked for, in order (Textual asks for those it
+    render_line = CodeLines.render_line  # has no finished row of: padding and colours on)
+
+    def counted(self: CodeLines, y: int) -> Strip:
+        rendered.append(y)
+        return render_line(self, y)
+
+    monkeypatch.setattr(CodeLines, "render_line", counted)
     async with running(ScriptedRuntime(workspace)) as (app, pilot):
         conversation = app.main.conversation
         await conversation.text("Here:\n\n```python\n")
-        first: list[object] = []
+        per_append: list[list[int]] = []
         for line in LINES:
-            await conversation.text(line + "\n")
-            await until(pilot, lambda: conversation.query(GrowingFence))  # the append is in
-            await pilot.pause()
-            labels = list(conversation.query_one(GrowingFence).query_children(Label))
-            if len(labels) > 1 and not first:
-                first = [labels[0], labels[0].content]  # the first full label, as shown
-        labels = list(conversation.query_one(GrowingFence).query_children(Label))
-        assert [str(label.content).count("\n") + 1 for label in labels] == [3, 3, 3, 2]
-        assert labels[0] is first[0] and labels[0].content is first[1]  # never updated
-        assert "\n".join(str(label.content) for label in labels) == CODE
+            for piece in (line[:9], line[9:] + "\n"):  # a line begun, then finished
+                await conversation.text(piece)
+                await until(pilot, lambda: conversation.query(CodeLines))  # the append is in
+                await pilot.pause()
+                per_append.append(list(rendered))
+                rendered.clear()
+        code = conversation.query_one(CodeLines)
+        assert str(code.content) == CODE
+        assert code.size.height == len(LINES)  # one row a line
+        # each append drew the one line it wrote, once: none of the block's earlier lines, as
+        # the block grows a row (Textual's own rows kept) and its line is rendered again
+        # (the first, which shows the block, may draw its line twice as the block settles in)
+        assert set(per_append[0]) == {0}
+        assert per_append[1:] == [[index // 2] for index in range(1, 2 * len(LINES))]
 
         await conversation.text("```\n\nDone.")
         await conversation.close_streams()
@@ -45,8 +56,7 @@ async def test_full_labels_stay_as_the_block_grows(
         await until(pilot, lambda: fence.settled)  # after the reply's last frame
         whole = highlight(CODE, language="python", theme=HighlightTheme)
         assert fence._highlighted_code.spans == whole.spans
-        shown = [label.content for label in fence.query_children(Label)]
-        assert "\n".join(str(content) for content in shown) == CODE
+        assert str(fence.query_one(CodeLines).content) == CODE
 
 
 async def test_a_code_block_is_highlighted_again_only_for_a_new_theme(workspace: Path) -> None:

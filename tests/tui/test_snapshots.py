@@ -86,14 +86,12 @@ class TestStreaming:
 
         assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, stream))
 
-    def test_code_streamed_in_pieces(
-        self, snap_compare: Snap, workspace: Path, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
+    def test_code_streamed_in_pieces(self, snap_compare: Snap, workspace: Path) -> None:
         """A reply with a Python block streamed into the conversation three characters at a
         time, each piece appended on its own, then the same reply replayed whole below it: the
         two look the same (the docstring over four lines, one expression in Pygments, styled
-        as a docstring in both; the streamed block's lines in labels of two)."""
-        monkeypatch.setattr(reply, "CHUNK_LINES", 2)
+        as a docstring in both; the streamed block's lines in a CodeLines, the replayed one's in
+        Textual's Label)."""
         app = make_app(ScriptedRuntime(workspace))
 
         async def stream_then_replay(pilot: Pilot[None]) -> None:

@@ -21,6 +21,7 @@ from agent.tui import format as fmt
 from agent.tui.widgets.background import SameRows
 from agent.tui.widgets.blocks import FactsBlock, Note, ToolBlock, UserMessage
 from agent.tui.widgets.reply import GrowingMarkdown, Transcript
+from agent.tui.widgets.scrollbar import QuickScrolling
 
 # Textual lays out every displayed widget of the screen whenever anything changes size, as a
 # streaming reply does every frame; that work grows with the widgets displayed (a Markdown reply
@@ -55,7 +56,7 @@ class Reply(GrowingMarkdown):
         return AwaitComplete(then_trim())
 
 
-class Conversation(SameRows, VerticalScroll):
+class Conversation(SameRows, QuickScrolling, VerticalScroll):
     """Assistant text and reasoning are appended to their Markdown as the screen drains them,
     once per frame at most, so the widget never re-renders the whole reply per token; each
     append is awaited, so none is still running when the reply closes. The view is anchored to

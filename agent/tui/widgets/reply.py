@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.highlight import ANSIDarkHighlightTheme, ANSILightHighlightTheme, HighlightTheme
-from textual.widgets import Label, Markdown
+from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from agent.tui.highlight import GrowingCode
 from agent.tui.widgets.background import SameRows
+from agent.tui.widgets.code_lines import CodeLines
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
-
-CHUNK_LINES = 24  # lines per label of a growing code block (a label renders all its lines)
 
 
 class QuietFence(SameRows, MarkdownFence):
@@ -53,14 +54,14 @@ class Transcript(SameRows, Markdown):
 class GrowingFence(QuietFence):
     """A code block of a streaming reply. Textual builds one for every append to the block;
     this one asks the reply's ``GrowingCode``, which lexes only the block's newest lines. It
-    shows its lines in labels of CHUNK_LINES: a label renders all its lines when it changes,
-    so only the last one, where the block grows, is rendered again per append."""
+    shows its lines in a ``CodeLines``, which renders again only the lines that changed: a
+    Label renders all its lines whenever it changes, and the block changes with every append."""
 
     DEFAULT_CSS = """
     GrowingFence { padding: 1 0; }
-    GrowingFence > Label { padding: 0 2; }
-    GrowingFence:ansi > Label { padding: 0 0; }
-    """  # MarkdownFence's one label has padding 1 2 (1 0 in ANSI colour): the rows go around all
+    GrowingFence > CodeLines { padding: 0 2; }
+    GrowingFence:ansi > CodeLines { padding: 0 0; }
+    """  # MarkdownFence's label has padding 1 2 (1 0 in ANSI colour); the rows go on the fence
 
     settled = False  # highlighted from its first line, as Textual would
     stable_lines = 0  # leading lines its last highlight kept from the one before
@@ -97,58 +98,14 @@ class GrowingFence(QuietFence):
         else:
             self.settled, self.stable_lines = False, 0
 
-    def __init__(self, markdown: Markdown, token: Token, code: str) -> None:
-        self._chunks: list[Content] = []  # the full labels' lines, CHUNK_LINES each
-        self._ends: list[int] = []  # where each full label's text ends (after its newline)
-        super().__init__(markdown, token, code)
-
     def compose(self) -> ComposeResult:
-        *full, tail = self._split(self._highlighted_code)
-        for chunk in full:
-            yield Label(chunk, expand=True)
-        yield Label(tail, id="code-content", expand=True)
+        yield CodeLines(self._highlighted_code)
 
     def set_content(self, content: Content) -> None:
-        """Show ``content``: the full labels its highlight kept as they are, the others
-        updated where their lines changed, the last one always."""
+        """Show ``content``: only its lines that changed are rendered again."""
         self._content = content
-        if not self.is_mounted:
-            return  # compose shows it
-        labels = list(self.query_children(Label))
-        keep = min(len(self._chunks), self.stable_lines // CHUNK_LINES)
-        shown = self._chunks[keep:]
-        del self._chunks[keep:], self._ends[keep:]
-        *full, tail = self._split(content)
-        for label, before, now in zip(labels[keep:-1], shown, full, strict=False):
-            if not _same(before, now):
-                label.update(now)
-        if len(full) > len(shown):
-            added = [Label(chunk, expand=True) for chunk in full[len(shown) :]]
-            self.mount_all(added, before=labels[-1])
-        for label in labels[keep + len(full) : -1]:
-            label.remove()
-        labels[-1].update(tail)
-
-    def _split(self, content: Content) -> list[Content]:
-        """The lines of full labels after those in _chunks (noted there), then the last
-        label's: the rest, with at least the line being written."""
-        plain, start, full = content.plain, (self._ends or [0])[-1], list[Content]()
-        while True:
-            end = start
-            for _ in range(CHUNK_LINES):
-                end = plain.find("\n", end) + 1
-                if not end:
-                    return [*full, content[start:]]
-            if plain.find("\n", end) < 0:  # the line being written stays in the last label
-                return [*full, content[start:]]
-            full.append(content[start : end - 1])
-            self._chunks.append(full[-1])
-            self._ends.append(end)
-            start = end
-
-
-def _same(before: Content, now: Content) -> bool:
-    return before.plain == now.plain and before.spans == now.spans
+        with suppress(NoMatches):  # not composed yet: compose shows it
+            self.query_one(CodeLines).update(content, self.stable_lines)
 
 
 class GrowingMarkdown(Transcript):
