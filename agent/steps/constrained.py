@@ -188,8 +188,8 @@ class ConstrainedSteps(StepPolicy):
             self._asked_ids.add(call.id)
         if why and not clobbering:  # the clobbering question quotes the file, to be copied
             self._said.append(why)
-        if ledger.pin:
-            self._next("write", {"path": ledger.pin})  # told which, it wrote another
+        if ledger.pin:  # the step beecode gave: told which file, the 0.5B model wrote another
+            self._next(*ledger.pin)
             ledger.pin = None
         return why
 

@@ -147,7 +147,7 @@ class ReadLedger:
         self.asked: set[str] = set()
         self.created: set[Path] = set()  # files this session created: their tests are its own
         self.task = ""  # the user's words this turn: the file names they hold
-        self.pin: str | None = None  # the path a refusal told the model to write
+        self.pin: tuple[str, dict[str, str]] | None = None  # the step a refusal gave: tool, args
 
     def kind(self, call: Call) -> str | None:
         tool = self.registry.get(call.name)
@@ -227,11 +227,10 @@ class ReadLedger:
         return None
 
     def folder_write(self, call: Call) -> str | None:
-        """Why this write of a new file named like a folder (lowercase, no suffix: docs, out)
-        must be sent twice, or None: told to make a folder docs with index.md in it, a small
-        model writes the file docs. VERSION, Makefile and the like are not asked about. Where the
-        task itself calls it a folder, the same write again is refused again: sent twice, the
-        model's repeat is a habit, not a choice."""
+        """Why this write of a new file named like a folder (lowercase, no suffix: docs, not
+        VERSION) must be sent twice, or None: told to make a folder docs with index.md in it, a
+        small model writes the file docs. Where the task calls it a folder, it is refused again
+        (the model's repeat is a habit, not a choice), and the step to send is held."""
         name = str((call.arguments or {}).get("path", "")).rstrip("/").rsplit("/", 1)[-1]
         if call.name != "write" or "." in name or not name.islower() or not name.isalpha():
             return None
@@ -249,10 +248,11 @@ class ReadLedger:
         moved = next((f for f in files if (self.workspace / f).is_file()), "")
         if not inside and moved and re.search(r"\bmove|\bmv\b", self.task, re.I):
             into = f"{name}/{Path(moved).name}"  # "move app.py into a folder src"
-            where = f"run in bash: {move_command(moved, into, self.workspace)}"
+            self.pin = ("bash", {"command": move_command(moved, into, self.workspace)})
+            where = f"run in bash: {self.pin[1]['command']}"
         if said_folder and inside and (text := asked_text(self.task, inside)):
             where += f" holding {text!r}"  # the path is held; the content is what it gets wrong
-        self.pin = inside if said_folder and inside else None
+        self.pin = (("write", {"path": inside}) if inside else self.pin) if said_folder else None
         again = "" if said_folder else ". To write a file named so, send the same write again"
         return (
             f"{name} has no suffix. For a folder {name} with a file in it, {where} (the folder "

@@ -77,16 +77,16 @@ def words_refusal(call: Call, ledger: ReadLedger, said: list[str]) -> str | None
             return "this echoes beecode's note to you: take the task's next step instead"
     if echoed_task(call, task):
         line = appended_line(task)
-        first = f"run in bash: {append_command(*line)}" if line else "take the task's first step"
+        first = run_in_bash(append_command(*line), ledger) if line else "take the task's first step"
         return f"this repeats the task's words: {first} instead"
     if example := _example_edit(call, ledger.workspace):
         return example
-    if appended := replaced_line(call, task, ledger.workspace):
+    if appended := replaced_line(call, ledger):
         return appended
     return (
         other_case(call, task)
         or padded_text(call, task, ledger)
-        or other_line(call, task)
+        or other_line(call, ledger)
         or dropped_text(call, task, ledger)
     )
 
@@ -160,6 +160,12 @@ def appended_line(task: str) -> tuple[str, str] | None:
     return text[0], path
 
 
+def run_in_bash(command: str, ledger: ReadLedger) -> str:
+    """The words that give a command to run, held as the next step (``ReadLedger.pin``)."""
+    ledger.pin = ("bash", {"command": command})
+    return f"run in bash: {command}"
+
+
 def append_command(line: str, path: str) -> str:
     return f"echo {shlex.quote(line)} >> {shlex.quote(path)}"
 
@@ -181,10 +187,10 @@ def echoed_task(call: Call, task: str) -> bool:
     return any(isinstance(v, str) and opening in _flat(v) for v in values)
 
 
-def replaced_line(call: Call, task: str, workspace: Path) -> str | None:
+def replaced_line(call: Call, ledger: ReadLedger) -> str | None:
     """How to append instead, when the task says append and this edit replaces a whole line of
     the file with a line that does not keep it; else None."""
-    args = call.arguments or {}
+    task, workspace, args = ledger.task, ledger.workspace, call.arguments or {}
     old, new, path = args.get("old"), args.get("new"), args.get("path")
     if call.name != "edit" or not APPEND.search(task):
         return None
@@ -194,7 +200,7 @@ def replaced_line(call: Call, task: str, workspace: Path) -> str | None:
     if not old.strip() or old in new or old.strip() not in (s.strip() for s in text.splitlines()):
         return None
     if text.endswith("\n"):
-        how = f"run in bash: {append_command(new.strip(), path)}"
+        how = run_in_bash(append_command(new.strip(), path), ledger)
     else:
         how = f"edit with old {old!r} and new {old + chr(10) + new!r}"
     line = f"To append {new.strip()!r} as a new last line, {how}"
@@ -234,10 +240,10 @@ def padded_text(call: Call, task: str, ledger: ReadLedger) -> str | None:
     )
 
 
-def other_line(call: Call, task: str) -> str | None:
+def other_line(call: Call, ledger: ReadLedger) -> str | None:
     """Why an echo of another line onto the file the task appends to is refused, or None: told
     to append the line fourth to notes.txt, the 0.5B model ran `echo 'notes.txt' >> notes.txt`."""
-    command, asked = (call.arguments or {}).get("command"), appended_line(task)
+    command, asked = (call.arguments or {}).get("command"), appended_line(ledger.task)
     if call.name != "bash" or not isinstance(command, str) or asked is None:
         return None
     # Each command of a list: `echo 'notes.txt' >> notes.txt && wc -l notes.txt` too.
@@ -252,7 +258,7 @@ def other_line(call: Call, task: str) -> str | None:
         if line != asked[0]:
             return (
                 f"this appends {line!r} to {asked[1]}, and the task appends {asked[0]!r}: "
-                f"run in bash: {append_command(*asked)}"
+                + run_in_bash(append_command(*asked), ledger)
             )
     return None
 

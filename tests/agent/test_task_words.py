@@ -10,7 +10,7 @@ from typing import Any
 
 from agent.model.scripted import Request, text
 from agent.steps.task_words import asked_text, is_question
-from tests.agent.loop_kit import Face, make_agent, offered, results
+from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results
 
 DONE = '"done"'
 
@@ -192,13 +192,16 @@ async def test_another_line_echoed_onto_the_file_is_refused(ws: Path) -> None:
         DONE,
         step("answer", text="Appended fourth."),
     ]
-    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     await agent.run_turn("append the line fourth to notes.txt", Face())
 
     assert results(agent)[0] == (
         "Error: this appends 'notes.txt' to notes.txt, and the task appends 'fourth': run in "
         f"bash: {right}. Fix the call and try again."
     )
+    # The command given is held as the next step (the 0.5B model copied the words around it).
+    assert offered(model.requests[1]) == {"bash"}
+    assert arguments_schema(model.requests[1], "bash")["command"]["const"] == right
     assert (ws / "notes.txt").read_text() == "first\nsecond\nthird\nfourth\n"
 
 
