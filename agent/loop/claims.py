@@ -14,6 +14,7 @@ policy may leave them out, ``StepPolicy.kept_answer``):
 - the task's own words given back as the answer, in a turn that changed no file;
 - the task or its test said to fail where the turn's last test run passed;
 - a rename or move told backwards (its source created, or its target deleted, by the turn);
+- a line of a file quoted wrong ("Third line of notes.txt is 3." when it holds "third");
 - a value or a line count claimed for a file the turn changed ("It is now true.", "notes.txt now
   has four lines") that the file as it is now does not hold.
 """
