@@ -33,6 +33,7 @@ from agent.permissions.rules import Permissions
 from agent.steps.habits import DONE_NOTE, FILE_TOOLS, ReadLedger, TurnWatch
 from agent.steps.near_repeats import NearRepeats
 from agent.steps.policy import Step, StepPolicy
+from agent.steps.redirects import clobbering_redirect
 from agent.steps.schema import (
     ANSWER,
     CHOICE_FORMAT,
@@ -180,6 +181,7 @@ class ConstrainedSteps(StepPolicy):
             (value and value[0])
             or breaking_edit(call, ledger.workspace)
             or words_refusal(call, ledger, self._said)
+            or clobbering_redirect(call, ledger)
             or ledger.test_change(call)
             or ledger.copy_write(call)
             or ledger.folder_write(call)

@@ -1,0 +1,60 @@
+"""A command that replaces a file's content with ``>``, asked about once.
+
+The clobbering-write question (``ReadLedger.clobbering_write``) stops a write that keeps none of
+a file's lines; a small model does the same through bash. Told to turn debug on in
+settings.toml, the 0.5B model ran `echo 'debug = true' > settings.toml`, and `name = 'app'` was
+gone. A command whose ``>`` (not ``>>``) replaces a file of the workspace that holds text is
+refused once, with the edit to send where the new line sets a key the file already has; the
+same command again goes through, since replacing it all may be meant.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+
+from agent.model.reply import Call
+from agent.steps.habits import ReadLedger
+from tools.files import workspace_text
+
+# `> file` and `1> file`, not `>>`, `2>`, `&>` or `>&2`
+_TARGET = re.compile(r"(?<![>&\d])1?>(?![>&])\s*([^\s;&|<>]+)")
+_ECHO = re.compile(r"^\s*(?:echo|printf)\s+(.+?)\s*(?<![\d&])1?>(?!>)", re.S)
+_KEY = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]")
+
+
+def clobbering_redirect(call: Call, ledger: ReadLedger) -> str | None:
+    """Why this command, which replaces a file's text with ``>``, is asked about; or None."""
+    command = (call.arguments or {}).get("command")
+    if call.name != "bash" or not isinstance(command, str):
+        return None
+    for target in _TARGET.findall(command):
+        text = workspace_text(ledger.workspace, target)
+        if not text or not text.strip() or not ledger.asked_once(call):
+            continue
+        lines = len(text.splitlines())
+        edit = _edit_step(command, target, text)
+        how = f"To change one line, send: {edit}. " if edit else "To add a line, use >>. "
+        return (
+            f"this command replaces all {lines} lines of {target}. {how}To replace it all, send "
+            "the same command again"
+        )
+    return None
+
+
+def _edit_step(command: str, target: str, text: str) -> str | None:
+    """The edit of the line that sets the key an echoed line sets, or None."""
+    echoed = _ECHO.match(command)
+    try:
+        words = shlex.split(echoed.group(1)) if echoed else []
+    except ValueError:
+        return None
+    new = " ".join(w for w in words if w not in ("-e", "-n"))
+    key = _KEY.match(new)
+    if key is None:
+        return None
+    old = [line for line in text.splitlines() if (k := _KEY.match(line)) and k[1] == key[1]]
+    if len(old) != 1 or old[0].strip() == new.strip():
+        return None
+    return json.dumps({"name": "edit", "arguments": {"path": target, "old": old[0], "new": new}})

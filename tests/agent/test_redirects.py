@@ -1,0 +1,65 @@
+"""A command that replaces a file's text with > is asked about once, in constrained mode, with
+the edit to send where its line sets a key the file has."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent.model.reply import Call
+from agent.model.scripted import text
+from agent.steps.habits import ReadLedger
+from agent.steps.redirects import clobbering_redirect
+from tests.agent.loop_kit import Face, make_agent, results
+from tools.registry import default_registry
+
+DONE = '"done"'
+SETTINGS = "name = 'app'\ndebug = false\n"
+
+
+def step(name: str, **arguments: object) -> str:
+    return json.dumps({"name": name, "arguments": arguments})
+
+
+async def test_a_redirect_over_a_file_is_refused_with_the_edit(ws: Path) -> None:
+    """The 0.5B model ran `echo 'debug = true' > settings.toml`: name = 'app' was gone."""
+    (ws / "settings.toml").write_text(SETTINGS)
+    edit = {"path": "settings.toml", "old": "debug = false", "new": "debug = true"}
+    replies = [
+        step("bash", command="echo 'debug = true' > settings.toml"),
+        step("edit", **edit),
+        DONE,
+        step("answer", text="debug is now true."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("in settings.toml turn debug on (it is false now)", Face())
+    assert results(agent)[0] == (
+        "Error: this command replaces all 2 lines of settings.toml. To change one line, send: "
+        f"{json.dumps({'name': 'edit', 'arguments': edit})}. To replace it all, send the same "
+        "command again"
+    )
+    assert (ws / "settings.toml").read_text() == "name = 'app'\ndebug = true\n"
+
+
+async def test_the_same_redirect_again_goes_through(ws: Path) -> None:
+    (ws / "notes.txt").write_text("old\n")
+    again = step("bash", command="echo new > notes.txt")
+    replies = [again, again, DONE, step("answer", text="Replaced.")]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("replace the text of notes.txt with new", Face())
+    assert "To add a line, use >>" in results(agent)[0]
+    assert (ws / "notes.txt").read_text() == "new\n"
+
+
+def test_appends_new_files_and_stderr_are_not_asked(ws: Path) -> None:
+    (ws / "notes.txt").write_text("old\n")
+    ledger = ReadLedger(default_registry(), ws)
+    for command in [
+        "echo more >> notes.txt",
+        "echo x > fresh.txt",
+        "python3 -c 'import sys' 2> /dev/null",
+        "ls > /dev/null",
+        "echo x > ../outside.txt",
+    ]:
+        assert clobbering_redirect(Call("c", "bash", {"command": command}), ledger) is None, command
+    assert clobbering_redirect(Call("c", "bash", {"command": "echo x > notes.txt"}), ledger)
