@@ -33,6 +33,20 @@ def said(*words: str) -> Any:
     return lambda ws, r: r["stop_reason"] == "done" and all(w in r["result"] for w in words)
 
 
+def settings(path: Path) -> dict[str, str] | None:
+    """A config file's keys and values, or None when a key is set twice or the file is gone: a
+    task that sets one value keeps the others, once each (from session 7; before, a check counted
+    "port = 9090" anywhere in the file, a second port line or a lost setting included)."""
+    found: dict[str, str] = {}
+    for line in path.read_text().splitlines() if path.is_file() else [""]:
+        key, equals, value = line.partition("=")
+        if equals and (key := key.strip()) in found:
+            return None
+        if equals:
+            found[key] = value.strip()
+    return found if path.is_file() else None
+
+
 def tests_pass(ws: Path, r: dict[str, Any]) -> bool:
     done = subprocess.run([sys.executable, "test_calc.py"], cwd=ws, capture_output=True)
     return done.returncode == 0
@@ -115,13 +129,13 @@ MORE = [
     Task(
         "config-2",
         "set port to 9090 in config.ini",
-        lambda ws, r: "port = 9090" in (ws / "config.ini").read_text(),
+        lambda ws, r: settings(ws / "config.ini") == {"host": "localhost", "port": "9090"},
         {"config.ini": "[server]\nhost = localhost\nport = 8080\n"},
     ),
     Task(
         "config-3",
         "in settings.toml turn debug on (it is false now)",
-        lambda ws, r: "debug = true" in (ws / "settings.toml").read_text(),
+        lambda ws, r: settings(ws / "settings.toml") == {"name": "'app'", "debug": "true"},
         {"settings.toml": "name = 'app'\ndebug = false\n"},
     ),
     Task(
