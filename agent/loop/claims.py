@@ -14,6 +14,7 @@ policy may leave them out, ``StepPolicy.kept_answer``):
 - the task's own words given back as the answer, in a turn that changed no file;
 - the task or its test said to fail where the turn's last test run passed;
 - a rename or move told backwards (its source created, or its target deleted, by the turn);
+- "nothing changed" said of a turn that changed files;
 - a line of a file quoted wrong ("Third line of notes.txt is 3." when it holds "third");
 - a value or a line count claimed for a file the turn changed ("It is now true.", "notes.txt now
   has four lines") that the file as it is now does not hold.
@@ -79,6 +80,10 @@ _LINE_IS = re.compile(
     r"[\"'`]?([^\"'`\n]*?)[\"'`]?\s*(?:[.!]\s|[.!]?$)",
     re.I,
 )
+# "nothing changed", "no changes were made": said of a turn that changed files, untrue
+_NOTHING = re.compile(
+    r"\bnothing (?:was |has been )?changed\b|\bno changes? (?:was |were |has been )?made\b", re.I
+)
 _COMMIT = re.compile(r"\bcommit", re.I)  # a commit changes no file in the workspace
 # The words of one of beecode's errors or hints, copied: a span this long is no coincidence.
 COPIED_WORDS = 6
@@ -134,6 +139,8 @@ def doubts(
         if not names and not touched and not _COMMIT.search(sentence):
             found.append(f"the answer claims a change ({sentence.strip()[:60]}); no file changed")
     found += _passed(sentences, facts) + _reversed(answer, facts) + _failed(sentences, facts)
+    if facts.files and _NOTHING.search(answer):
+        found.append(f"the answer says nothing changed; this turn changed {', '.join(facts.files)}")
     if not facts.files and _echoes(answer, task) and not _COMMIT.search(answer):
         found.append("the answer repeats the task's words; this turn changed no file")
     if workspace is not None:

@@ -278,3 +278,12 @@ def test_a_line_of_a_file_quoted_wrong(tmp_path: Path) -> None:
     assert doubts("Line 2 in notes.txt is first.", facts, [], workspace=tmp_path) == [
         "the answer says line 2 of notes.txt is 'first'; it is 'second'"
     ]
+
+
+def test_nothing_changed_said_of_a_turn_that_changed_files() -> None:
+    # beecode's words for the last, repeated write, strung into the report of a turn that wrote.
+    said = "I wrote math_utils.py (8 lines) and nothing changed."
+    assert doubts(said, TurnFacts(changed=["math_utils.py"]), []) == [
+        "the answer says nothing changed; this turn changed math_utils.py"
+    ]
+    assert doubts("No changes were made.", TurnFacts(), []) == []
