@@ -131,3 +131,13 @@ def main_guard(run: Callable[[], int]) -> int:
     except KeyboardInterrupt:
         print("benchmark interrupted", file=sys.stderr)
         return 130
+
+
+def settings(path: Path) -> dict[str, str] | None:
+    """A config file's keys and values; None when a key is set twice or the file is gone (a task
+    that sets one value keeps the others, once each: checked so from session 7 on)."""
+    pairs = (
+        [line.partition("=") for line in path.read_text().splitlines()] if path.is_file() else []
+    )
+    found = {key.strip(): value.strip() for key, equals, value in pairs if equals}
+    return found if pairs and len(found) == sum(bool(eq) for _, eq, _ in pairs) else None

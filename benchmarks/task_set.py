@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from _common import header, main_guard, save, scratch, served
+from _common import header, main_guard, save, scratch, served, settings
 from small_tasks import TASKS as TEN
 from small_tasks import Task, attempt, git, run_py
 
@@ -31,20 +31,6 @@ def text_is(name: str, want: str) -> Any:
 
 def said(*words: str) -> Any:
     return lambda ws, r: r["stop_reason"] == "done" and all(w in r["result"] for w in words)
-
-
-def settings(path: Path) -> dict[str, str] | None:
-    """A config file's keys and values, or None when a key is set twice or the file is gone: a
-    task that sets one value keeps the others, once each (from session 7; before, a check counted
-    "port = 9090" anywhere in the file, a second port line or a lost setting included)."""
-    found: dict[str, str] = {}
-    for line in path.read_text().splitlines() if path.is_file() else [""]:
-        key, equals, value = line.partition("=")
-        if equals and (key := key.strip()) in found:
-            return None
-        if equals:
-            found[key] = value.strip()
-    return found if path.is_file() else None
 
 
 def tests_pass(ws: Path, r: dict[str, Any]) -> bool:
