@@ -22,7 +22,6 @@ task that asks for a change, or left a command to run again, is not taken for th
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any, Literal
 
 from agent.context.prompt import with_guide
@@ -42,6 +41,7 @@ from agent.steps.schema import (
     STEP_LEFT_OUT,
     parse_step,
     step_format,
+    step_text,
     step_tools,
     with_args,
 )
@@ -52,7 +52,7 @@ from agent.steps.task_change import (
     refused_by_mode,
     workspace_state,
 )
-from agent.steps.task_test import TaskTest, test_command
+from agent.steps.task_test import TaskTest
 from agent.steps.task_values import renamed_file, value_edit_refusal, value_left
 from agent.steps.task_words import missing_note, words_refusal
 from tools.registry import ToolRegistry
@@ -152,7 +152,7 @@ class ConstrainedSteps(StepPolicy):
         assert self._rerun is not None
         (missing, command), self._rerun = self._rerun, None
         self.watch.banned, self._offer = FILE_TOOLS, "tools"
-        step = json.dumps({"name": "bash", "arguments": {"command": command}})
+        step = step_text("bash", {"command": command})
         return f"\n[{missing} exists now: run again the command that needed it: {step}]"
 
     def read(self, reply: Reply) -> None:
@@ -174,9 +174,8 @@ class ConstrainedSteps(StepPolicy):
             self._next("bash", value[1])  # the mv the task asks for
         elif (value := value_edit_refusal(call, ledger.task, ledger.workspace)) and not clobbering:
             self._next("edit", value[1])  # the line that holds the task's old value
-        elif not clobbering and (test := self._test.refusal(call)):
-            value = test, {"command": test_command(str(self._test.test))}
-            self._next("bash", value[1])
+        elif not clobbering and (value := self._test.refusal(call)):
+            self._next("bash", value[1])  # the run of the task's test
         why = clobbering or (
             (value and value[0])
             or breaking_edit(call, ledger.workspace)
@@ -224,8 +223,8 @@ class ConstrainedSteps(StepPolicy):
             done_kind = False
         self._wrote |= kind == "edit" and not failed
         if test := self._test.note(call, kind, failed):
-            note, done_kind = note + test, False
-            self._next("bash", {"command": test_command(str(self._test.test))})
+            note, done_kind = note + test[0], False
+            self._next("bash", test[1])
         if done_kind and not failed and not self._changed():
             note += NOT_DONE_NOTE  # a run that exited 0 is not the change the task asks for
             self._offer, done_kind = "tools", False

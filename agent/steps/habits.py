@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.model.reply import Call
+from agent.steps.schema import step_text
 from agent.steps.task_words import TASK_FILE, asked_text
 from tools.files import small_text
 from tools.paths import move_command
@@ -196,13 +197,12 @@ class ReadLedger:
                 continue
             if not self.asked_once(call):
                 return None
-            kept_too = old if old.endswith("\n") else old + "\n"
-            # The step that keeps them, last: a small model copied the words after it, too.
-            step = {"path": (call.arguments or {}).get("path"), "content": f"{kept_too}\n{content}"}
+            whole = old if old.endswith("\n") else old + "\n"  # then the step, last: it is copied
+            step = {"path": (call.arguments or {}).get("path"), "content": f"{whole}\n{content}"}
             return (
                 f"this write would replace all of {path.name}, keeping none of its lines. To "
                 "replace it all, send the same write again. To add to the file, send: "
-                + json.dumps({"name": "write", "arguments": step})
+                + step_text("write", step)
             )
         return None
 

@@ -10,12 +10,12 @@ same command again goes through, since replacing it all may be meant.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 
 from agent.model.reply import Call
 from agent.steps.habits import ReadLedger
+from agent.steps.schema import step_text
 from tools.files import workspace_text
 
 # `> file` and `1> file`, not `>>`, `2>`, `&>` or `>&2`
@@ -57,4 +57,4 @@ def _edit_step(command: str, target: str, text: str) -> str | None:
     old = [line for line in text.splitlines() if (k := _KEY.match(line)) and k[1] == key[1]]
     if len(old) != 1 or old[0].strip() == new.strip():
         return None
-    return json.dumps({"name": "edit", "arguments": {"path": target, "old": old[0], "new": new}})
+    return step_text("edit", {"path": target, "old": old[0], "new": new})

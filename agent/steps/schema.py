@@ -10,6 +10,7 @@ same ``{"name", "arguments"}`` shape the model writes.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -60,6 +61,12 @@ ANSWER_TOOL: dict[str, Any] = {
         },
     },
 }
+
+
+def step_text(name: str, arguments: dict[str, Any]) -> str:
+    """A step as the model sends it, for a note or refusal to give whole: a small model copies
+    a whole step far better than it follows a description of one."""
+    return json.dumps({"name": name, "arguments": arguments})
 
 
 def step_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:

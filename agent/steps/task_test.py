@@ -11,12 +11,12 @@ names a test file that fails or is to pass:
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from pathlib import Path
 
 from agent.model.reply import Call
+from agent.steps.schema import step_text
 from agent.steps.task_words import TASK_FILE
 
 _TESTS = re.compile(r"\b(?:fail(?:s|ed|ing)?|pass(?:es|ed|ing)?)\b", re.I)
@@ -33,12 +33,9 @@ def named_test(task: str, workspace: Path) -> str | None:
     return None
 
 
-def test_step(test: str) -> str:
-    return json.dumps({"name": "bash", "arguments": {"command": test_command(test)}})
-
-
-def test_command(test: str) -> str:
-    return f"python3 {shlex.quote(test)}"
+def test_run(test: str) -> dict[str, str]:
+    """The bash arguments that run the test."""
+    return {"command": f"python3 {shlex.quote(test)}"}
 
 
 class TaskTest:
@@ -49,25 +46,28 @@ class TaskTest:
         self.ran = False  # the test ran this turn
         self.changed = False  # a file changed since the test last ran
 
-    def refusal(self, call: Call) -> str | None:
-        """Why a change before the test first ran is refused, or None."""
+    def refusal(self, call: Call) -> tuple[str, dict[str, str]] | None:
+        """Why a change before the test first ran is refused, and the run to hold the next step
+        to; or None."""
         path = (call.arguments or {}).get("path")
         if self.test is None or self.ran or call.name not in ("edit", "write"):
             return None
         if not isinstance(path, str) or Path(path).name == Path(self.test).name:
             return None  # a change of the test itself is asked about elsewhere (test_change)
-        return f"run the test first, to see how it fails. Send: {test_step(self.test)}"
+        run = test_run(self.test)
+        return f"run the test first, to see how it fails. Send: {step_text('bash', run)}", run
 
-    def note(self, call: Call, kind: str | None, failed: bool) -> str:
+    def note(self, call: Call, kind: str | None, failed: bool) -> tuple[str, dict[str, str]] | None:
         """After a call: the note that gives the test's run, where the change is not checked
-        by it yet; or ""."""
+        by it yet, and that run; or None."""
         if self.test is None:
-            return ""
+            return None
         command = (call.arguments or {}).get("command")
         if call.name == "bash" and isinstance(command, str) and Path(self.test).name in command:
             self.ran, self.changed = True, False
-            return ""
+            return None
         self.changed |= kind == "edit" and not failed
         if call.name != "bash" or failed or not self.changed:
-            return ""
-        return f"\n[This did not run the task's test. Send: {test_step(self.test)}]"
+            return None
+        run = test_run(self.test)
+        return f"\n[This did not run the task's test. Send: {step_text('bash', run)}]", run

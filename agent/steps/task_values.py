@@ -12,12 +12,12 @@ step far better than it follows a description of one):
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from pathlib import Path
 
 from agent.model.reply import Call
+from agent.steps.schema import step_text
 from agent.steps.task_words import TASK_FILE
 from tools.files import workspace_text
 
@@ -46,8 +46,8 @@ def renamed_file(call: Call, task: str, workspace: Path) -> tuple[str, dict[str,
     if (workspace / target).exists():
         return None
     command = f"mv {shlex.quote(source)} {shlex.quote(target)}"
-    why = f"the task renames {source}, not its text. Send: {_step({'command': command}, 'bash')}"
-    return why, {"command": command}
+    send = step_text("bash", {"command": command})
+    return f"the task renames {source}, not its text. Send: {send}", {"command": command}
 
 
 def changed_value(task: str) -> tuple[str, str] | None:
@@ -76,9 +76,8 @@ def value_edit_refusal(call: Call, task: str, workspace: Path) -> tuple[str, dic
     edit = _edit_args(workspace, path, before, after)
     if edit is None:
         return None
-    why = (
-        f"old {old.strip()!r} does not hold {before!r}, which the task changes. Send: {_step(edit)}"
-    )
+    send = step_text("edit", edit)
+    why = f"old {old.strip()!r} does not hold {before!r}, which the task changes. Send: {send}"
     return why, {"path": path, "old": edit["old"]}
 
 
@@ -96,7 +95,7 @@ def value_left(task: str, workspace: Path) -> tuple[str, dict[str, str] | None]:
         if text is None or not _holds(text, before) or _holds(text, after):
             continue
         edit = _edit_args(workspace, name, before, after)
-        then = f" Send: {_step(edit)}" if edit else ""
+        then = f" Send: {step_text('edit', edit)}" if edit else ""
         notes.append(f"\n[{name} still holds {before!r}, not {after!r}.{then}]")
         if edit and held is None:
             held = {"path": name, "old": edit["old"]}
@@ -112,10 +111,6 @@ def _edit_args(workspace: Path, path: str, before: str, after: str) -> dict[str,
         return None
     line = lines[0].strip()
     return {"path": path, "old": line, "new": _word(before).sub(after, line)}
-
-
-def _step(arguments: dict[str, str], tool: str = "edit") -> str:
-    return json.dumps({"name": tool, "arguments": arguments})
 
 
 def _word(value: str) -> re.Pattern[str]:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.model.reply import Call
-from agent.steps.schema import STEP_GUIDE
+from agent.steps.schema import STEP_GUIDE, step_text
 from tools.files import workspace_text
 
 if TYPE_CHECKING:  # the habits ask here for the text a task names
@@ -95,7 +95,7 @@ def write_call(path: str, text: str) -> str:
     """The write step that puts ``text`` in ``path``, for a small model to copy (it copies a
     whole step far better than it follows a description of one)."""
     arguments = {"path": path, "content": text + "\n"}
-    return json.dumps({"name": "write", "arguments": arguments})
+    return step_text("write", arguments)
 
 
 def missing_note(missing: str, task: str) -> str:
