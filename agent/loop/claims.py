@@ -150,7 +150,7 @@ def doubts(
     # it.") is a copy even where it speaks of a failure.
     heard = " ".join(" ".join(told or []).lower().split())
     plain = " ".join(s for s in sentences if not _ADMITS.search(s) or _whole_copy(s, heard))
-    if copied := _copied(plain, told or []):
+    if copied := _copied(plain, heard):
         found.append(f"the answer repeats beecode's message to the model: {copied}")
     seen = "\n".join(outputs)
     for match in _PRINTED.finditer(answer):
@@ -173,9 +173,9 @@ def _whole_copy(sentence: str, heard: str) -> bool:
     return len(words) >= COPIED_WORDS and " ".join(words).rstrip(".") in heard
 
 
-def _copied(answer: str, told: list[str]) -> str:
-    """The first run of ``COPIED_WORDS`` words of the answer found in beecode's words, or ""."""
-    heard = " ".join(" ".join(told).lower().split())
+def _copied(answer: str, heard: str) -> str:
+    """The first run of ``COPIED_WORDS`` words of the answer found in ``heard`` (beecode's words,
+    flattened), or ""."""
     words = answer.lower().split()
     for at in range(len(words) - COPIED_WORDS + 1):
         run = " ".join(words[at : at + COPIED_WORDS])
