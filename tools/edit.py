@@ -20,6 +20,7 @@ from tools.files import (
     syntax_note,
     unified_diff,
 )
+from tools.formats import parse_error
 from tools.paths import move_command, shown_path
 from tools.textcodec import FileCodec
 from tools.textcodec import shown as shown_text
@@ -96,9 +97,14 @@ def _written(
 ) -> ToolResult:
     atomic_write(full, after, codec, shown)
     stored = f" (kept as {codec.note})" if codec.note else ""
+    broken = syntax_note(shown, text, after)
     return ToolResult(
-        f"edited {shown}: {where}{stored}" + syntax_note(shown, after),
-        meta={"path": shown, "diff": unified_diff(shown_text(text), shown_text(after), shown)},
+        f"edited {shown}: {where}{stored}" + broken.pop("note", ""),
+        meta={
+            "path": shown,
+            "diff": unified_diff(shown_text(text), shown_text(after), shown),
+            **broken,
+        },
     )
 
 
@@ -114,7 +120,7 @@ def _loosely(text: str, old: str, new: str, shown: str) -> tuple[str, str] | Non
         return None
     start, end = found[0].span()
     after = text[:start] + new + text[end:]
-    if syntax_note(shown, after) and not syntax_note(shown, text):
+    if parse_error(shown, after) and not parse_error(shown, text):
         return None
     first, last = text.count("\n", 0, start) + 1, text.count("\n", 0, end) + 1
     lines = f"line {first}" if first == last else f"lines {first}-{last}"

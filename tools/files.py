@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from tools.formats import newly_broken
 from tools.lines import bounded_lines, count_lines
 from tools.nofollow import open_file
 from tools.output import cut_line
@@ -93,18 +94,12 @@ def atomic_write(full: Path, text: str, codec: FileCodec, shown: str) -> None:
     atomic_write_bytes(full, codec.encode(text, shown))
 
 
-def syntax_note(shown: str, text: str) -> str:
-    """A line saying a Python file no longer compiles, else "": the model hears of a broken edit
-    at once, not a run later (small models rarely go back to check)."""
-    if not shown.endswith((".py", ".pyw")):
-        return ""
-    try:
-        compile(text, shown, "exec", dont_inherit=True)
-    except SyntaxError as error:
-        return f"\nWarning: {shown} line {error.lineno}: SyntaxError: {error.msg}"
-    except ValueError:  # source with NUL bytes; nothing useful to say
-        return ""
-    return ""
+def syntax_note(shown: str, before: str | None, after: str) -> dict[str, str]:
+    """The warning (``note``) and the error (``broken``, for the turn's facts) when a change left
+    a file that no longer parses (``tools.formats.newly_broken``); {} when it parses: the model
+    hears of a broken change at once, not a run later (small models rarely go back to check)."""
+    error = newly_broken(shown, before, after)
+    return {"note": f"\nWarning: {shown} {error}", "broken": error} if error else {}
 
 
 def unified_diff(before: str, after: str, shown: str, created: bool = False) -> str:
@@ -222,12 +217,14 @@ class WriteTool(BaseTool):
             return ToolResult(f"{shown} already holds this content ({counted}); nothing changed")
         atomic_write(full, content, codec, shown)
         verb = "created" if created else "wrote"
+        broken = syntax_note(shown, None if created else before, content)
         return ToolResult(
-            f"{verb} {shown} ({counted})" + syntax_note(shown, content),
+            f"{verb} {shown} ({counted})" + broken.pop("note", ""),
             meta={
                 "path": shown,
                 "created": created,
                 "diff": unified_diff(before, content, shown, created),
+                **broken,
             },
         )
 

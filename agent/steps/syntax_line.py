@@ -1,5 +1,5 @@
-"""The line a Python syntax error names, for the edit that fixes it; and an edit that would break
-a Python file that compiles (or define a name twice in it), refused.
+"""The line a Python syntax error names, for the edit that fixes it; and an edit or write that
+would break a file that parses (or define a name twice in a Python file), refused.
 
 Told to fix the syntax error in broken.py, the 0.5B model ran the file, saw `line 1 ... def
 add(a, b) ... SyntaxError: expected ':'`, then edited the print call on line 5 and ran it again
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from agent.model.reply import Call
 from tools.files import workspace_text
+from tools.formats import parse_error
 
 _ERRORS = r"(?:SyntaxError|IndentationError|TabError)"
 # Python's own report, and the warning of beecode's write and edit on a .py file.
@@ -51,42 +52,48 @@ def syntax_note(path: str, old: str, error: str) -> str:
 
 
 def breaking_edit(call: Call, workspace: Path) -> str | None:
-    """Why this edit of a Python file that compiles is refused, when the file would no longer
-    compile after it; or None (also where old is not found as it is: the edit says so itself)."""
+    """Why this edit or write of a file that parses (Python, TOML, JSON, INI:
+    ``tools.formats``) is refused, when the file would no longer parse after it, or a Python
+    file would define a name twice; or None (also where old is not found as it is: the edit says
+    so itself)."""
     args = call.arguments or {}
-    old, new, path = args.get("old"), args.get("new"), args.get("path")
-    if call.name != "edit" or not isinstance(path, str) or not path.endswith(".py"):
-        return None
-    if not (isinstance(old, str) and isinstance(new, str)) or not old:
+    path, after = args.get("path"), None
+    if call.name not in ("edit", "write") or not isinstance(path, str):
         return None
     text = workspace_text(workspace, path)
-    if text is None or old not in text or _error(text) is not None:
+    if text is None or parse_error(path, text) is not None:
         return None
-    after = text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
-    error = _error(after)
-    if error is not None:
-        return f"this edit would leave {path} with a SyntaxError ({error}); not made. Keep it valid"
+    old, new = args.get("old"), args.get("new")
+    if call.name == "write" and isinstance(args.get("content"), str):
+        after = args["content"]
+    elif isinstance(old, str) and isinstance(new, str) and old and old in text:
+        after = text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
+    if after is None:
+        return None
+    this = f"this {call.name}"
+    if (error := parse_error(path, after)) is not None:
+        error = error.replace(": SyntaxError: ", ": ", 1)  # Python's said as before
+        kind = "a SyntaxError" if path.endswith((".py", ".pyw")) else "an error"
+        return f"{this} would leave {path} with {kind} ({error}); not made. Keep it valid"
     # Sent again and again, "add multiply" grew a second `def add` returning a * b: the last
     # definition is the one Python keeps.
-    twice = sorted(_defined_twice(after) - _defined_twice(text))
+    twice = sorted(_defined_twice(path, after) - _defined_twice(path, text))
     if twice:
-        return f"this edit would define {twice[0]} twice in {path}; not made. Define each once"
+        return f"{this} would define {twice[0]} twice in {path}; not made. Define each once"
     return None
 
 
-def _defined_twice(source: str) -> set[str]:
-    """The top-level functions and classes the module defines more than once."""
+def _defined_twice(path: str, source: str) -> set[str]:
+    """The top-level functions and classes a Python module defines more than once."""
+    if not path.endswith((".py", ".pyw")):
+        return set()
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError):  # NUL bytes, which compile's check lets by
+        return set()
     names = [
         node.name
-        for node in ast.parse(source).body
+        for node in body
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
     ]
     return {name for name in names if names.count(name) > 1}
-
-
-def _error(source: str) -> str | None:
-    try:
-        compile(source, "<edit>", "exec")
-    except (SyntaxError, ValueError) as e:
-        return f"line {getattr(e, 'lineno', '?')}: {getattr(e, 'msg', e)}"
-    return None

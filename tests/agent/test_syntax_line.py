@@ -90,3 +90,27 @@ def test_an_edit_that_would_define_a_name_twice_is_refused(tmp_path: Path) -> No
     )
     other = Call("2", "edit", {"path": "math_utils.py", "old": "a * b", "new": "b * a"})
     assert breaking_edit(other, tmp_path) is None
+
+
+def test_a_write_that_would_break_a_file_that_parses_is_refused(tmp_path: Path) -> None:
+    """A write keeping `port = 8080` under a new `port = 9090`, and add-fn's second subtract."""
+    (tmp_path / "config.ini").write_text("[server]\nhost = localhost\nport = 8080\n")
+    twice = "[server]\nhost = localhost\nport = 8080\nport = 9090\n"
+    write = Call("1", "write", {"path": "config.ini", "content": twice})
+    assert breaking_edit(write, tmp_path) == (
+        "this write would leave config.ini with an error (line 4: option 'port' in section "
+        "'server' is set twice); not made. Keep it valid"
+    )
+    kept = Call("2", "write", {"path": "config.ini", "content": twice.replace("port = 8080\n", "")})
+    assert breaking_edit(kept, tmp_path) is None
+    code = "def subtract(a, b):\n    return a - b\n"
+    (tmp_path / "m.py").write_text(code)
+    again = Call("3", "write", {"path": "m.py", "content": code + "\n\n" + code})
+    assert breaking_edit(again, tmp_path) == (
+        "this write would define subtract twice in m.py; not made. Define each once"
+    )
+    # A file broken already is the model's to fix, however it writes it.
+    (tmp_path / "data.json").write_text("{")
+    assert (
+        breaking_edit(Call("4", "write", {"path": "data.json", "content": "[,"}), tmp_path) is None
+    )
