@@ -76,10 +76,24 @@ class Checkpoints:
 
     def turn_changes(self, session: str, mark: int | None) -> dict[str, str] | None:
         """What changed since this turn's checkpoint (path -> A, M or D); None without one."""
+        commit = self._turn_commit(session, mark)
+        return None if commit is None else self.repo.changes_since(commit)
+
+    def turn_before(self, session: str, mark: int | None, path: str) -> bytes | None:
+        """``path`` (relative) as it was at this turn's checkpoint; None without one, or where
+        the file was not there."""
+        commit = self._turn_commit(session, mark)
+        try:
+            return None if commit is None else self.repo.git("cat-file", "blob", f"{commit}:{path}")
+        except CheckpointError:
+            return None
+
+    def _turn_commit(self, session: str, mark: int | None) -> str | None:
+        """The snapshot taken before this turn's first change, if the last one is this turn's."""
         turns = [e for e in self.entries() if e.get("kind") == "turn"]
         if not turns or (turns[-1].get("session"), turns[-1].get("mark")) != (session, mark):
             return None
-        return self.repo.changes_since(turns[-1]["commit"])
+        return str(turns[-1]["commit"])
 
     def undo(self, steps: int = 1) -> Restored:
         turns, index, at, _ = self._where()

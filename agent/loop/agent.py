@@ -68,11 +68,9 @@ class Agent:
         vision: bool = False,
         prefill: PrefillRate | None = None,
     ) -> None:
-        """``constrained``: the model is small enough for constrained steps, which
-        ``config.tool_mode`` "auto" then takes (``agent.steps.constrained``). ``vision``: the
-        model reads images, so those tools return are shown to it (``images_message``).
-        ``prefill``: the server's measured prefill rate, which prices what is sent
-        (``agent.context.prefill``)."""
+        """``constrained``: the model is small enough for constrained steps, which "auto" tool
+        mode then takes. ``vision``: the model reads images, so those tools return are shown to
+        it. ``prefill``: the server's measured prefill rate, which prices what is sent."""
         self.model, self.registry, self.session, self.config = model, registry, session, config
         self.permissions = permissions  # faces change its mode at run time
         self.n_ctx, self.vision = n_ctx, vision
@@ -156,7 +154,9 @@ class Agent:
         """The answer, checked against the facts, kept as the policy shows it (see _finished)."""
         seen = turn.facts
         facts = seen.facts(self.session.id, self.session.turn_mark)
-        found = doubts(answer, facts, seen.outputs, seen.told, seen.workspace, turn.guard.prompt)
+        found = doubts(
+            answer, facts, seen.outputs, seen.told, seen.workspace, turn.guard.prompt, seen.earlier
+        )
         facts = dataclasses.replace(facts, doubts=found)
         answer, facts = self.policy.kept_answer(answer, facts, turn.emit)
         # Reasoning goes back too: Qwen 3.6's template with preserve_thinking then re-reads

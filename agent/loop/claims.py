@@ -15,7 +15,8 @@ policy may leave them out, ``StepPolicy.kept_answer``):
 - the task or its test said to fail where the turn's last test run passed;
 - a rename or move told backwards (its source created, or its target deleted, by the turn);
 - "nothing changed" said of a turn that changed files;
-- a line of a file quoted wrong ("Third line of notes.txt is 3." when it holds "third");
+- a line of a file quoted wrong, a line said removed that was not, a file said not to run after
+  it ran (``agent.loop.claims_lines``);
 - a value or a line count claimed for a file the turn changed ("It is now true.", "notes.txt now
   has four lines") that the file as it is now does not hold.
 """
@@ -23,8 +24,10 @@ policy may leave them out, ``StepPolicy.kept_answer``):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
+from agent.loop.claims_lines import line_said, not_run_said, removed_said
 from agent.loop.facts import TurnFacts
 from tools.files import workspace_text
 
@@ -72,14 +75,6 @@ _NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve"
 # "The task failed because ...", "the test still fails"; not "it failed at first, then ...".
 _FAILS = re.compile(r"\b(?:task|tests?|test_\w+\.py)\b[^.]*\b(?:fail(?:s|ed)?|is failing)\b", re.I)
 _BEFORE = re.compile(r"\b(?:first|before|then|after|until|was fixed|now pass\w*)\b", re.I)
-_ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
-# "The third line of notes.txt is 3", "line 2 in a.txt is 'b'"
-_LINE_IS = re.compile(
-    rf"\b(?:({'|'.join(_ORDINALS)}|\d+(?:st|nd|rd|th))\s+line|line\s+(\d+))\s+(?:of|in)\s+"
-    r"[\"'`]?([\w./-]*\w\.[A-Za-z]\w{0,5})[\"'`]?\s+(?:is|reads|says)\s*:?\s*"
-    r"[\"'`]?([^\"'`\n]*?)[\"'`]?\s*(?:[.!]\s|[.!]?$)",
-    re.I,
-)
 # "nothing changed", "no changes were made": said of a turn that changed files, untrue
 _NOTHING = re.compile(
     r"\bnothing (?:was |has been )?changed\b|\bno changes? (?:was |were |has been )?made\b", re.I
@@ -119,10 +114,12 @@ def doubts(
     told: list[str] | None = None,
     workspace: Path | None = None,
     task: str = "",
+    earlier: Callable[[str], str | None] | None = None,
 ) -> list[str]:
     """Each contradiction between the answer and the facts, in a line for the user. ``outputs``
     are the turn's results, ``told`` beecode's errors and hints to the model among them; the
-    files the turn changed are read from ``workspace``."""
+    files the turn changed are read from ``workspace``, and as they were before it from
+    ``earlier``."""
     found: list[str] = []
     touched = set(facts.files) | {name.rsplit("/", 1)[-1] for name in facts.files}
     sentences = _SENTENCE_END.split(answer)
@@ -139,12 +136,14 @@ def doubts(
         if not names and not touched and not _COMMIT.search(sentence):
             found.append(f"the answer claims a change ({sentence.strip()[:60]}); no file changed")
     found += _passed(sentences, facts) + _reversed(answer, facts) + _failed(sentences, facts)
+    found += not_run_said(sentences, facts)
     if facts.files and _NOTHING.search(answer):
         found.append(f"the answer says nothing changed; this turn changed {', '.join(facts.files)}")
     if not facts.files and _echoes(answer, task) and not _COMMIT.search(answer):
         found.append("the answer repeats the task's words; this turn changed no file")
     if workspace is not None:
-        found += _held(sentences, facts, workspace) + _line_said(answer, workspace)
+        found += _held(sentences, facts, workspace) + line_said(answer, workspace)
+        found += removed_said(sentences, facts, workspace, earlier) if earlier else []
     # Quoting an error to explain a failure is an account; the same words as a report are not.
     # A sentence that is beecode's words whole ("A step still fails: change the file to fix
     # it.") is a copy even where it speaks of a failure.
@@ -189,26 +188,6 @@ def _echoes(answer: str, task: str) -> bool:
     a small model's echo, which reads as done and claims nothing."""
     said, asked = (" ".join(re.findall(r"[\w.-]*\w", t.lower())) for t in (answer, task))
     return len(said.split()) >= 4 and f" {said} " in f" {asked} "
-
-
-def _line_said(answer: str, workspace: Path) -> list[str]:
-    """A line of a file quoted wrong: "Third line of notes.txt is 3." when it is "third" (the
-    0.5B model read the line's number from the numbered file it was shown)."""
-    found: list[str] = []
-    for match in _LINE_IS.finditer(answer):
-        which = (match.group(1) or match.group(2)).lower()
-        name, value = match.group(3), match.group(4).strip()
-        if which in _ORDINALS:
-            number = _ORDINALS.index(which) + 1
-        else:
-            number = int(re.sub(r"\D", "", which))
-        lines = (workspace_text(workspace, name) or "").splitlines()
-        if not value or not 1 <= number <= len(lines):
-            continue
-        if value.lower() not in lines[number - 1].lower():
-            line = lines[number - 1]
-            found.append(f"the answer says line {number} of {name} is {value!r}; it is {line!r}")
-    return found
 
 
 def _failed(sentences: list[str], facts: TurnFacts) -> list[str]:

@@ -4,7 +4,8 @@ Files created, changed and deleted come from the turn's checkpoint (the workspac
 before its first change, diffed with the files now), so changes a command made count too;
 without a checkpoint (no git) they come from the file tools' results. Every command is listed
 with its exit status and the start of its output. A failed step (an error, or a command that
-exited non-zero) is unrecovered unless a later call on the same subject (a change of the same
+exited non-zero, or a change that left its file no longer parsing as Python, TOML, JSON or
+INI) is unrecovered unless a later call on the same subject (a change of the same
 file, by any tool; the same command line) succeeded. Reads and permission denials are not failed
 steps: a look at a missing file is exploring, a denial the user's choice; nor is a write refused
 to keep the turn's checked work (``agent.loop.guard``), nor an edit sent again that finds its own
@@ -23,6 +24,8 @@ from typing import TYPE_CHECKING
 from agent.checkpoints.shadow import CheckpointError
 from agent.checkpoints.store import Checkpoints
 from tools.edit import MADE_ALREADY
+from tools.files import CHECK_BYTES, workspace_text
+from tools.formats import parse_error
 
 if TYPE_CHECKING:  # agent.model.reply imports the events, which hold TurnFacts
     from agent.model.reply import Call
@@ -86,6 +89,8 @@ class FactsRecorder:
         self._failures: dict[str, str] = {}  # subject -> the failure, until a success on it
         self.excused: set[str] = set()  # ids of calls refused to keep the turn's work
         self._made: set[str] = set()  # edits that worked, as their name and arguments
+        self._turn: tuple[str, int | None] | None = None  # the session and mark facts() saw
+        self._broken: dict[str, str] = {}  # failure's key -> the file a change left unparsable
 
     def observe(self, call: Call, kind: str | None, result: ToolResult, note: str = "") -> None:
         args = call.arguments or {}
@@ -112,10 +117,14 @@ class FactsRecorder:
         if result.is_error or exit_code not in (None, 0):
             first = result.output.strip().splitlines()[:1] or [""]
             self._failures[key] = f"{subject}: {_start(first[0], 160)}"
+        elif isinstance(broken := result.meta.get("broken"), str) and isinstance(path, str):
+            self._failures[key] = f"{subject} left it broken: {_start(broken, 160)}"
+            self._broken[key] = path  # written, but not valid: failed while it stays so
         else:
             self._failures.pop(key, None)
 
     def facts(self, session: str, mark: int | None) -> TurnFacts:
+        self._turn = (session, mark)
         snapshot = _snapshot_changes(self.workspace, session, mark)
         if snapshot is None:
             created = list(self.created)
@@ -132,8 +141,28 @@ class FactsRecorder:
             line
             for key, line in self._failures.items()
             if not (key.startswith("file ") and self._relative(key[5:]) in gone)
+            and not (key in self._broken and self._mended(self._broken[key]))
         ]
         return TurnFacts(created, changed, deleted, list(self.commands), failed)
+
+    def earlier(self, path: str) -> str | None:
+        """A file's text at the turn's checkpoint (after ``facts``), for claims about what a
+        change removed; None without a checkpoint or git, or where it was not there or not
+        small text."""
+        if self._turn is None or shutil.which("git") is None:
+            return None
+        try:
+            data = Checkpoints(self.workspace).turn_before(*self._turn, self._relative(path))
+        except CheckpointError:
+            return None
+        if data is None or len(data) > CHECK_BYTES or b"\0" in data:
+            return None
+        return data.decode(errors="replace")
+
+    def _mended(self, path: str) -> bool:
+        """A file a change left broken parses now (a command fixed it, or it is gone)."""
+        text = workspace_text(self.workspace, path)
+        return text is None or parse_error(path, text) is None
 
     def _relative(self, path: str) -> str:
         full = Path(os.path.normpath(self.workspace / path))

@@ -139,3 +139,32 @@ async def test_a_cancelled_or_stopped_turn_still_has_its_facts(ws: Path) -> None
     assert finished.stop_reason in ("max_steps", "tool_failures")
     assert finished.facts.created == ["t.txt"]
     assert finished.facts.doubts == []  # the stop message is beecode's, not a claim
+
+
+async def test_a_write_that_sets_a_key_twice_is_a_failed_step_while_the_file_stays_so(
+    ws: Path,
+) -> None:
+    (ws / "config.ini").write_text("[server]\nport = 8080\n")
+    twice = call("write", {"path": "config.ini", "content": "[server]\nport = 8080\nport = 9090\n"})
+    agent, _ = make_agent(ws, [twice, text("The port is set to 9090.")])
+    finished = await agent.run_turn("set port to 9090 in config.ini", Face())
+
+    assert finished.stop_reason == "failed"
+    assert finished.facts.failed == [
+        "write config.ini left it broken: line 3: option 'port' in section 'server' is set twice"
+    ]
+
+
+async def test_a_broken_file_a_command_mends_is_no_failure(ws: Path) -> None:
+    (ws / "settings.toml").write_text("debug = false\n")
+    twice = call(
+        "edit",
+        {"path": "settings.toml", "old": "debug = false", "new": "debug = false\ndebug = true"},
+    )
+    mend = call("bash", {"command": "sed -i '1d' settings.toml"})
+    look = call("read", {"path": "settings.toml"})
+    agent, _ = make_agent(ws, [look, twice, mend, text("debug is now true.")])
+    finished = await agent.run_turn("set debug to true", Face())
+
+    assert (finished.stop_reason, finished.facts.failed) == ("done", [])
+    assert (ws / "settings.toml").read_text() == "debug = true\n"

@@ -1,0 +1,83 @@
+"""Claims about a file's lines and runs: a line said removed that the turn's change did not
+remove (read against the turn's checkpoint), a file said not to run after its run passed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.loop.claims import doubts
+from agent.loop.facts import CommandRun, TurnFacts
+from agent.model.scripted import call, text
+from tests.agent.loop_kit import Face, make_agent
+
+NOTES = "first\nsecond\nthird\n"
+
+
+@pytest.mark.parametrize(
+    ("answer", "doubted"),
+    [
+        ("The notes.txt file has been updated with the second line removed.", True),
+        ("I deleted line 3.", True),
+        ("Removed the first line of notes.txt.", False),
+        ("The first line was deleted.", False),
+        ("The second line was not removed.", False),  # said not to have happened
+    ],
+)
+async def test_a_line_said_removed_is_read_against_the_file_before_the_turn(
+    ws: Path, answer: str, doubted: bool
+) -> None:
+    """After `sed -i '1d'`, the 0.5B model said the second line was removed."""
+    (ws / "notes.txt").write_text(NOTES)
+    sed = call("bash", {"command": "sed -i '1d' notes.txt"})
+    agent, _ = make_agent(ws, [sed, text(answer)])
+    finished = await agent.run_turn("delete the first line of notes.txt", Face())
+
+    assert (ws / "notes.txt").read_text() == "second\nthird\n"
+    said = [d for d in finished.facts.doubts if "was removed" in d]
+    assert said == (
+        [
+            f"the answer says line {2 if 'second' in answer else 3} of notes.txt was removed; "
+            "this turn removed line 1 of it"
+        ]
+        if doubted
+        else []
+    )
+
+
+def test_a_removal_is_not_checked_without_the_file_as_it_was(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("second\nthird\n")
+    facts = TurnFacts(changed=["notes.txt"])
+    answer = "The second line was removed."
+    assert doubts(answer, facts, [], workspace=tmp_path, earlier=lambda _: None) == []
+    assert doubts(answer, facts, [], workspace=tmp_path, earlier=lambda _: NOTES) == [
+        "the answer says line 2 of notes.txt was removed; this turn removed line 1 of it"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("answer", "doubted"),
+    [
+        ("The file 'broken.py' has 5 lines of code that do not run; repair it.", True),
+        ("broken.py is still broken.", True),
+        ("broken.py did not run at first; it prints 5 now.", False),  # said of before
+        ("broken.py does not run tests; it prints 5.", False),
+    ],
+)
+def test_a_file_said_not_to_run_after_its_run_passed_is_doubted(answer: str, doubted: bool) -> None:
+    facts = TurnFacts(
+        changed=["broken.py"],
+        commands=[
+            CommandRun("python3 broken.py", 1, "SyntaxError"),
+            CommandRun("python3 broken.py", 0, "5"),
+        ],
+    )
+    said = [d for d in doubts(answer, facts, ["5"]) if "does not run" in d]
+    expected = "the answer says broken.py does not run; `python3 broken.py` ran it to exit 0"
+    assert said == ([expected] if doubted else [])
+
+
+def test_a_file_whose_last_run_failed_may_be_said_not_to_run() -> None:
+    facts = TurnFacts(commands=[CommandRun("python3 broken.py", 1, "SyntaxError")])
+    assert doubts("broken.py does not run.", facts, ["SyntaxError"]) == []
