@@ -61,6 +61,11 @@ def make_agent(
     return agent, model
 
 
+def step(name: str, **arguments: object) -> str:
+    """A constrained step's reply text, as the model sends it."""
+    return json.dumps({"name": name, "arguments": arguments})
+
+
 def offered(request: Request) -> set[str]:
     """The names a constrained step may call: the branches of its reply schema."""
     schema = request.reply_format.schema

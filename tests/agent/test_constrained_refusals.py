@@ -4,19 +4,14 @@ The same call again goes through, and a refusal is no failed step."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from agent.model.scripted import text
-from tests.agent.loop_kit import Face, make_agent, results
+from tests.agent.loop_kit import Face, make_agent, results, step
 
 DONE = '"done"'
 CALC = "def double(x):\n    return x + 2\n"
 TEST = "from calc import double\n\nassert double(4) == 8\n"
-
-
-def step(name: str, **arguments: object) -> str:
-    return json.dumps({"name": name, "arguments": arguments})
 
 
 def calc_files(ws: Path) -> None:

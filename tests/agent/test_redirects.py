@@ -10,15 +10,11 @@ from agent.model.reply import Call
 from agent.model.scripted import text
 from agent.steps.habits import ReadLedger
 from agent.steps.redirects import clobbering_redirect
-from tests.agent.loop_kit import Face, make_agent, results
+from tests.agent.loop_kit import Face, make_agent, results, step
 from tools.registry import default_registry
 
 DONE = '"done"'
 SETTINGS = "name = 'app'\ndebug = false\n"
-
-
-def step(name: str, **arguments: object) -> str:
-    return json.dumps({"name": name, "arguments": arguments})
 
 
 async def test_a_redirect_over_a_file_is_refused_with_the_edit(ws: Path) -> None:

@@ -3,19 +3,14 @@ next step's grammar."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from agent.model.reply import Call
 from agent.model.scripted import text
 from agent.steps.syntax_line import breaking_edit, syntax_line
-from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results
+from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 
 BROKEN = "def add(a, b)\n    return a + b\n\n\nprint(add(2, 3))\n"
-
-
-def step(name: str, **arguments: object) -> str:
-    return json.dumps({"name": name, "arguments": arguments})
 
 
 def test_the_line_python_names(tmp_path: Path) -> None:

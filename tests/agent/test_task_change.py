@@ -4,20 +4,15 @@ run something, or once a change was made."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
 from agent.model.scripted import text
 from agent.steps.task_change import NOT_DONE_NOTE, asks_change, workspace_state
-from tests.agent.loop_kit import Face, make_agent, offered, results
+from tests.agent.loop_kit import Face, make_agent, offered, results, step
 
 DONE = '"done"'
 UTILS = "def foo():\n    return 1\n\n\nprint(foo())\n"
-
-
-def step(name: str, **arguments: object) -> str:
-    return json.dumps({"name": name, "arguments": arguments})
 
 
 def test_which_tasks_ask_for_a_change() -> None:

@@ -8,17 +8,13 @@ from pathlib import Path
 
 from agent.model.scripted import text
 from agent.steps.task_test import named_test
-from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results
+from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 
 DONE = '"done"'
 TASK = "test_calc.py fails; fix calc.py so it passes"
 CALC = "def double(x):\n    return x + 2\n"
 TEST = "from calc import double\n\nassert double(4) == 8\nprint('ok')\n"
 RUN_TEST = {"name": "bash", "arguments": {"command": "python3 test_calc.py"}}
-
-
-def step(name: str, **arguments: object) -> str:
-    return json.dumps({"name": name, "arguments": arguments})
 
 
 def test_the_test_a_task_names(ws: Path) -> None:

@@ -4,20 +4,15 @@ the old value in place is not taken for the end of the task."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from agent.model.scripted import text
 from agent.steps.task_values import changed_value
-from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results
+from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 
 DONE = '"done"'
 TASK = "In config.ini change the port from 8080 to 9090"
 CONFIG = "[server]\nhost = localhost\nport = 8080\n"
-
-
-def step(name: str, **arguments: object) -> str:
-    return json.dumps({"name": name, "arguments": arguments})
 
 
 def test_the_values_a_task_names() -> None:

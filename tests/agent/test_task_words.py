@@ -10,13 +10,9 @@ from typing import Any
 
 from agent.model.scripted import Request, text
 from agent.steps.task_words import asked_text, is_question
-from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results
+from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 
 DONE = '"done"'
-
-
-def step(name: str, **arguments: object) -> str:
-    return json.dumps({"name": name, "arguments": arguments})
 
 
 def write_path(request: Request) -> Any:
