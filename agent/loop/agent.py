@@ -39,7 +39,7 @@ from agent.loop.events import (
 )
 from agent.loop.facts import FactsRecorder
 from agent.loop.guard import WorkGuard
-from agent.loop.turn import MAX_INVALID_STREAK, TurnState, TurnStop
+from agent.loop.turn import TurnState, TurnStop, stop_after_calls
 from agent.model.endpoint import ChatModel, ContextOverflow, ModelError
 from agent.model.reply import Call, Reply, collect
 from agent.permissions.rules import Permissions
@@ -132,14 +132,18 @@ class Agent:
                 reply = await self._ask(turn, self.policy.step(self.registry.schemas()))
                 if not reply.calls:
                     answer = self.policy.answer(reply, turn.emit)
-                    if answer is None:
-                        continue  # set aside: the policy wants a tool step first
-                    return self._finish(turn, answer, reply.reasoning)
+                    finished = (
+                        None if answer is None else self._finish(turn, answer, reply.reasoning)
+                    )
+                    if finished:
+                        return finished
+                    continue  # set aside, or sent back: the policy asks for another step
                 self._add(reply.message())
                 await self._run_calls(reply.calls, turn)
                 if (closing := self.policy.closing(self.registry.schemas())) is not None:
                     reply = await self._ask(turn, closing)
-                    return self._finish(turn, self.policy.closing_words(reply, turn.emit))
+                    if finished := self._finish(turn, self.policy.closing_words(reply, turn.emit)):
+                        return finished
             raise TurnStop(
                 "max_steps", f"Stopped: reached the step limit ({self.config.max_steps})."
             )
@@ -150,13 +154,17 @@ class Agent:
             turn.emit(ErrorEvent(str(e)))
             return self._finished(turn, "error", str(e))
 
-    def _finish(self, turn: TurnState, answer: str, reasoning: str = "") -> TurnFinished:
-        """The answer, checked against the facts, kept as the policy shows it (see _finished)."""
+    def _finish(self, turn: TurnState, answer: str, reasoning: str = "") -> TurnFinished | None:
+        """The answer, checked against the facts, kept as the policy shows it (see _finished);
+        None where the policy sends it back to the model with what contradicts it."""
         seen = turn.facts
         facts = seen.facts(self.session.id, self.session.turn_mark)
         found = doubts(
             answer, facts, seen.outputs, seen.told, seen.workspace, turn.guard.prompt, seen.earlier
         )
+        if found and (again := self.policy.doubted(answer, found)):
+            seen.told.append(again)  # beecode's words: an answer that copies them is no account
+            return None
         facts = dataclasses.replace(facts, doubts=found)
         answer, facts = self.policy.kept_answer(answer, facts, turn.emit)
         # Reasoning goes back too: Qwen 3.6's template with preserve_thinking then re-reads
@@ -251,20 +259,7 @@ class Agent:
         if policy is not self.policy:
             self.policy = policy
             self.messages[0] = self._system_message()
-        if self._runner.denied_again:  # the user's no stands: their next word decides
-            raise TurnStop(
-                "done",
-                f"Stopped: the model asked again for what you denied "
-                f"({self._runner.denied_again}); say how to go on.",
-            )
-        if self.policy.stuck:
-            raise TurnStop("tool_failures", self.policy.stuck)
-        if turn.invalid_streak >= MAX_INVALID_STREAK:
-            raise TurnStop(
-                "tool_failures",
-                f"Stopped: {MAX_INVALID_STREAK} invalid tool calls in a "
-                f"row; the last: {calls[-1].error}",
-            )
+        stop_after_calls(turn, self._runner.denied_again, self.policy.stuck, calls[-1].error)
 
     def _system_message(self) -> dict[str, Any]:
         return {"role": "system", "content": self.policy.system(self._system)}

@@ -27,3 +27,24 @@ class TurnState:
     guard: WorkGuard
     stats: list[RequestStats] = dataclasses.field(default_factory=list)
     invalid_streak: int = 0
+
+
+def stop_after_calls(
+    turn: TurnState, denied_again: str | None, stuck: str | None, last_error: str | None
+) -> None:
+    """Raise ``TurnStop`` where the turn cannot go on after a step's calls: the model asked
+    again for what the user denied (their next word decides), the same call kept giving the
+    same result, or too many invalid calls in a row."""
+    if denied_again:
+        raise TurnStop(
+            "done",
+            f"Stopped: the model asked again for what you denied ({denied_again}); "
+            "say how to go on.",
+        )
+    if stuck:
+        raise TurnStop("tool_failures", stuck)
+    if turn.invalid_streak >= MAX_INVALID_STREAK:
+        raise TurnStop(
+            "tool_failures",
+            f"Stopped: {MAX_INVALID_STREAK} invalid tool calls in a row; the last: {last_error}",
+        )

@@ -21,11 +21,10 @@ task that asks for a change, or left a command to run again, is not taken for th
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Literal
 
 from agent.context.prompt import with_guide
-from agent.loop.events import EventSink, TextDelta
+from agent.loop.events import EventSink
 from agent.loop.facts import TurnFacts
 from agent.model.reply import Call, Reply, make_call
 from agent.permissions.rules import Permissions
@@ -33,6 +32,7 @@ from agent.steps.habits import DONE_NOTE, FILE_TOOLS, ReadLedger, TurnWatch
 from agent.steps.near_repeats import NearRepeats
 from agent.steps.policy import Step, StepPolicy
 from agent.steps.redirects import clobbering_redirect
+from agent.steps.report import Report
 from agent.steps.schema import (
     ANSWER,
     CHOICE_FORMAT,
@@ -61,9 +61,6 @@ from tools.tool import ToolResult
 # What a step may call: either, a tool, the answer; or no call: the done-or-continue choice,
 # and the report it leads to (the answer only, asked for in words).
 Offer = Literal["all", "tools", "answer", "choice", "report"]
-# Short on purpose: a small model copies the words of this request into its answer.
-REPORT_PROMPT = "Now answer me in one or two sentences."
-WITHHELD = "The model's report is left out: beecode's facts below contradict it."
 
 
 class ConstrainedSteps(StepPolicy):
@@ -81,9 +78,8 @@ class ConstrainedSteps(StepPolicy):
         self._offer: Offer = "all"
         self._asked: Offer = "all"  # what the latest step offered
         self._finished_step = False  # the latest step's calls may have finished the task
-        self._last_result = ""  # the last result the model saw, the report when it says nothing
+        self._report = Report()  # the closing words, checked (agent.steps.report)
         self._repeats = NearRepeats()
-        self._said_nothing = False  # the closing report was empty: the answer is beecode's
         self._said: list[str] = []  # beecode's notes and questions to the model this turn
         self._pin: tuple[str, dict[str, str]] | None = None  # the next step's tool, held args
         self._asked_ids: set[str] = set()  # calls refused as a question to the model
@@ -98,7 +94,8 @@ class ConstrainedSteps(StepPolicy):
 
     def start_turn(self) -> None:
         super().start_turn()
-        self._offer, self._said_nothing, self._said, self._rerun = "all", False, [], None
+        self._offer, self._said, self._rerun = "all", [], None
+        self._report.start_turn()
         self._before, self._wrote, self._unchanged_aside = None, False, False
 
     def step(self, tools: list[dict[str, Any]]) -> Step:
@@ -111,7 +108,7 @@ class ConstrainedSteps(StepPolicy):
             described = step_tools([t for t in tools if _name(t) not in STEP_LEFT_OUT])
             return Step(described, CHOICE_FORMAT, CHOICE_PROMPT)
         if offer == "report":
-            return self._step(tools, "answer", REPORT_PROMPT)
+            return self._step(tools, "answer", self._report.prompt())
         return self._step(tools, offer)
 
     def _step(self, tools: list[dict[str, Any]], offer: Offer, instruction: str = "") -> Step:
@@ -237,7 +234,7 @@ class ConstrainedSteps(StepPolicy):
             self._next("edit", {"path": path, "old": old})
             done_kind = False
         self._said.append(note)
-        self._last_result = result.output + note
+        self._report.last_result = result.output + note
         self.watch.settled |= self._repeats.seen(call, kind, result.output, failed)
         self._finished_step = (self._finished_step or done_kind) and not failed
         return note
@@ -272,25 +269,18 @@ class ConstrainedSteps(StepPolicy):
     def closing(self, tools: list[dict[str, Any]]) -> Step | None:
         """The report, once a finished call was repeated: a step that can only be the answer
         (asked in plain words, a small model often answered with one more step object)."""
-        return self._step(tools, "answer", REPORT_PROMPT) if self.watch.settled else None
+        return self._step(tools, "answer", self._report.prompt()) if self.watch.settled else None
 
     def closing_words(self, reply: Reply, emit: EventSink) -> str:
-        # Nothing said: the last tool result is the honest report, in beecode's words.
-        self._said_nothing = not reply.text.strip()
-        return reply.text.strip() or f"Last result: {self._last_result}"
+        return self._report.words(reply)  # nothing said: the last result, in beecode's words
+
+    def doubted(self, answer: str, doubts: list[str]) -> str:
+        if again := self._report.doubted(answer, doubts):
+            self._offer = "report"  # the next step: the answer again, its doubts in its request
+        return again
 
     def kept_answer(self, answer: str, facts: TurnFacts, emit: EventSink) -> tuple[str, TurnFacts]:
-        """A step object is never streamed, so the answer is shown only now, once checked: a
-        report the facts contradict is left out (kept in ``withheld``), and the facts, shown
-        under it by every face, are the answer. A small model's report is a copied template
-        more often than an account."""
-        if self._said_nothing:  # beecode's words, not the model's: no report to check
-            return answer, facts
-        if facts.doubts:
-            facts = dataclasses.replace(facts, withheld=answer)
-            answer = WITHHELD
-        emit(TextDelta(answer))
-        return answer, facts
+        return self._report.kept(answer, facts, emit)
 
 
 def _name(tool: dict[str, Any]) -> str:

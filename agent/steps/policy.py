@@ -68,6 +68,11 @@ class StepPolicy:
         None: set aside unshown and unkept, for a step that must call a tool."""
         return reply.text
 
+    def doubted(self, answer: str, doubts: list[str]) -> str:
+        """The words that send an answer the facts contradict back to the model, its next step
+        the answer again; "" to keep it (here it was streamed already: the user has read it)."""
+        return ""
+
     def kept_answer(self, answer: str, facts: TurnFacts, emit: EventSink) -> tuple[str, TurnFacts]:
         """The answer as kept and shown, given the facts and their doubts about it. Here it was
         streamed as it came, so it stays, and the doubts are said beside it."""

@@ -8,9 +8,10 @@ from pathlib import Path
 from agent.loop.events import Notice, TextDelta
 from agent.model.scripted import call, text
 from agent.sessions.store import Session, read_records
-from agent.steps.constrained import REPORT_PROMPT, WITHHELD, ConstrainedSteps
+from agent.steps.constrained import ConstrainedSteps
+from agent.steps.report import REPORT_PROMPT, WITHHELD
 from agent.steps.schema import CHOICE_FORMAT, CHOICE_PROMPT, STEP_LEFT_OUT
-from tests.agent.loop_kit import Face, assert_valid_history, make_agent, offered, results
+from tests.agent.loop_kit import Face, assert_valid_history, make_agent, offered, results, step
 
 ECHO = '{"name": "bash", "arguments": {"command": "echo hi"}}'
 GO_ON = text('"continue"')  # the choice after a command that exited 0: not done
@@ -128,16 +129,16 @@ async def test_constrained_steps_offer_no_tools_bash_can_stand_in_for(ws: Path) 
 async def test_auto_mode_switches_to_constrained_after_two_invalid_native_calls(ws: Path) -> None:
     agent, model = make_agent(
         ws,
-        [call("write", "{bad"), call("write", {"path": "a"})] + [text('{"answer": "ok"}')] * 2,
+        [call("write", "{bad"), call("write", {"path": "a"})] + [text('{"answer": "ok"}')] * 3,
         tool_mode="auto",
     )
     face = Face()
     finished = await agent.run_turn("x", face)
 
-    # The invalid write is a failed step "ok" does not mention: the report is left out. (The
-    # answer right after it was set aside once.)
+    # The invalid write is a failed step "ok" does not mention: sent back once, the report is
+    # left out. (The answer right after it was set aside once.)
     assert (finished.final_text, finished.facts.withheld) == (WITHHELD, "ok")
-    assert [r.reply_format.free for r in model.requests] == [True, True, False, False]
+    assert [r.reply_format.free for r in model.requests] == [True, True, False, False, False]
     assert isinstance(agent.policy, ConstrainedSteps)
     assert "# Reply format" not in model.requests[1].messages[0]["content"]
     assert "# Reply format" in model.requests[2].messages[0]["content"]
@@ -181,12 +182,43 @@ async def test_after_a_step_that_may_have_finished_the_model_chooses_done_or_not
 
 async def test_a_report_the_facts_contradict_is_left_out_and_the_facts_answer(ws: Path) -> None:
     said = '{"name": "answer", "arguments": {"text": "Created README.md."}}'
-    agent, _ = make_agent(ws, [text(ECHO), GO_ON, text(ECHO), text(said)], tool_mode="constrained")
+    replies = [text(ECHO), GO_ON, text(ECHO), text(said), text(said)]
+    agent, model = make_agent(ws, replies, tool_mode="constrained")
     face = Face()
     finished = await agent.run_turn("run echo hi", face)
+
+    # Sent back once with what contradicts it, for that request only; said again, left out.
+    again = model.requests[-1]
+    assert offered(again) == {"answer"} and again.messages[-1]["content"] == (
+        "[Your answer: 'Created README.md.'. It does not match what happened: the answer names "
+        f"README.md, which this turn did not write.] {REPORT_PROMPT}"
+    )
 
     assert finished.final_text == WITHHELD
     assert finished.facts.withheld == "Created README.md."
     assert finished.facts.doubts == ["the answer names README.md, which this turn did not write"]
     assert [d.text for d in face.of(TextDelta)] == [WITHHELD]  # the false report is never shown
     assert agent.messages[-1] == {"role": "assistant", "content": WITHHELD}
+
+
+async def test_an_answer_sent_back_with_its_doubts_and_mended_is_shown(ws: Path) -> None:
+    """Asked for the third line of notes.txt, the 0.5B model answered "3", its number."""
+    (ws / "notes.txt").write_text("first\nsecond\nthird\n")
+    replies = [
+        step("read", path="notes.txt"),
+        step("answer", text="Third line of notes.txt is 3."),
+        step("answer", text="Third line of notes.txt is third."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    face = Face()
+    finished = await agent.run_turn("what is the third line of notes.txt?", face)
+
+    assert "it is 'third'" in model.requests[-1].messages[-1]["content"]
+    assert (finished.final_text, finished.facts.doubts) == ("Third line of notes.txt is third.", [])
+    assert [d.text for d in face.of(TextDelta)] == ["Third line of notes.txt is third."]
+    # The request that sent it back is not kept: the next turn's prefix is the history.
+    assert agent.messages[-1] == {
+        "role": "assistant",
+        "content": "Third line of notes.txt is third.",
+    }
+    assert all("[Your answer" not in str(m.get("content")) for m in agent.messages)

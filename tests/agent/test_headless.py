@@ -15,7 +15,7 @@ from agent.config import Config
 from agent.faces.headless import HEADLESS_DENIAL, event_json, run_agent, stats_line
 from agent.model.scripted import Step, call, text
 from agent.sessions.store import Session
-from agent.steps.constrained import WITHHELD
+from agent.steps.report import WITHHELD
 from tests.factory import make_agent
 
 pytestmark = pytest.mark.usefixtures("beecode_dirs")
@@ -77,7 +77,8 @@ def test_json_is_one_object(workspace: Path) -> None:
 def test_a_small_models_report_the_facts_contradict_is_left_out(workspace: Path) -> None:
     write = text('{"name": "write", "arguments": {"path": "a.txt", "content": "A"}}')
     report = text('{"name": "answer", "arguments": {"text": "Created b.txt."}}')
-    status, out, _ = run(workspace, [write, text('"done"'), report], "json", "yolo", "constrained")
+    replies = [write, text('"done"'), report, report]  # sent back once, said again
+    status, out, _ = run(workspace, replies, "json", "yolo", "constrained")
     result = json.loads(out)
     assert (result["result"], result["withheld"]) == (WITHHELD, "Created b.txt.")
     assert result["doubts"] == ["the answer names b.txt, which this turn did not write"]
