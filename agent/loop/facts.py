@@ -95,9 +95,11 @@ class FactsRecorder:
     def observe(self, call: Call, kind: str | None, result: ToolResult, note: str = "") -> None:
         args = call.arguments or {}
         self.outputs.append(result.output)
-        # A command's output is the program's words, which an answer may quote.
-        self.told += [note, result.output if result.is_error and call.name != "bash" else ""]
         exit_code = result.meta.get("exit_code")
+        # A command's output is the program's words, which an answer may quote; a command
+        # refused or never run gets beecode's.
+        ran = call.name == "bash" and exit_code is not None
+        self.told += [note, result.output if result.is_error and not ran else ""]
         if call.name == "bash" and isinstance(args.get("command"), str):
             code = exit_code if isinstance(exit_code, int) else None
             self.commands.append(CommandRun(args["command"], code, _start(result.output)))

@@ -22,7 +22,8 @@ from agent.model.toolcalls import ParsedCall, call_from_object, loads_lenient
 # words: a small model copied a worked answer ("running it printed 5") into reports of runs that
 # printed nothing. What a turn did is beecode's to report (``agent.loop.facts``). No config file
 # among them: told to change settings.toml, the model edited the guide's app.cfg. Without the
-# commit task, "commit ... with the message 'add readme'" became a write of README.md.
+# commit task, "commit ... with the message 'add readme'" became a write of README.md. The fix is
+# of shop.py: told to fix calc.py, the model sent the guide's edit of calc.py word for word.
 STEP_GUIDE = """
 
 # Reply format
@@ -37,10 +38,10 @@ Task "create add.py that prints 2+3, then run it", one reply per turn:
 Task "rename total to sum in c.py":
 {"name": "edit", "arguments": {"path": "c.py", "old": "total", "new": "sum", "replace_all": true}}
 {"name": "bash", "arguments": {"command": "python3 c.py"}}
-Task "fix the error in calc.py":
-{"name": "bash", "arguments": {"command": "python3 calc.py"}}
-{"name": "edit", "arguments": {"path": "calc.py", "old": "print(total", "new": "print(total)"}}
-{"name": "bash", "arguments": {"command": "python3 calc.py"}}
+Task "fix the error in shop.py":
+{"name": "bash", "arguments": {"command": "python3 shop.py"}}
+{"name": "edit", "arguments": {"path": "shop.py", "old": "print(total", "new": "print(total)"}}
+{"name": "bash", "arguments": {"command": "python3 shop.py"}}
 Task "commit all changes as 'wip'":
 {"name": "bash", "arguments": {"command": "git add -A && git commit -m 'wip'"}}"""
 

@@ -110,11 +110,11 @@ def _example_edit(call: Call, workspace: Path) -> str | None:
     old, path = (call.arguments or {}).get("old"), (call.arguments or {}).get("path")
     if call.name != "edit" or not isinstance(old, str) or not isinstance(path, str):
         return None
-    if f'"old": {json.dumps(old)}' not in STEP_GUIDE or old in (
-        workspace_text(workspace, path) or ""
-    ):
+    text = workspace_text(workspace, path)
+    if f'"old": {json.dumps(old)}' not in STEP_GUIDE or old in (text or ""):
         return None
-    return f"old {old!r} is the reply format's example, not text of {path}: copy old from {path}"
+    held = f", which holds {text!r}" if text is not None and len(text) <= 400 else ""
+    return f"old {old!r} is the reply format's example, not text of {path}{held}: copy old from it"
 
 
 def _flat(text: str) -> str:

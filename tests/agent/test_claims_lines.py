@@ -81,3 +81,14 @@ def test_a_file_said_not_to_run_after_its_run_passed_is_doubted(answer: str, dou
 def test_a_file_whose_last_run_failed_may_be_said_not_to_run() -> None:
     facts = TurnFacts(commands=[CommandRun("python3 broken.py", 1, "SyntaxError")])
     assert doubts("broken.py does not run.", facts, ["SyntaxError"]) == []
+
+
+def test_a_line_said_added_is_read_in_the_file(tmp_path: Path) -> None:
+    """The append was refused (it held the task's words); the answer said it was made."""
+    (tmp_path / "notes.txt").write_text(NOTES + "fourth\n")
+    said = "notes.txt has been updated with the line 'append fourth to notes.txt'."
+    assert doubts(said, TurnFacts(changed=["notes.txt"]), [], workspace=tmp_path) == [
+        "the answer says notes.txt holds 'append fourth to notes.txt'; it does not"
+    ]
+    kept = "notes.txt has been updated with the line 'fourth'."
+    assert doubts(kept, TurnFacts(changed=["notes.txt"]), [], workspace=tmp_path) == []

@@ -8,9 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent.model.reply import Call
 from agent.model.scripted import Request, text
-from agent.steps.task_words import asked_text, is_question
+from agent.steps.habits import ReadLedger
+from agent.steps.task_words import asked_text, is_question, words_refusal
 from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
+from tools.registry import default_registry
 
 DONE = '"done"'
 
@@ -259,3 +262,17 @@ async def test_the_text_a_task_names_with_more_after_it_is_asked_about_once(ws: 
         f"Write just it: {just}. To keep yours, send the same write again"
     )
     assert (ws / "docs" / "index.md").read_text() == "# Docs\n\nThis is a folder.\n"  # sent twice
+
+
+def test_the_guides_example_edit_is_refused_with_the_files_text(ws: Path) -> None:
+    """Told to fix calc.py, the 0.5B model sent the guide's edit (then of calc.py) as it was."""
+    (ws / "shop.py").write_text("def double(x):\n    return x + 2\n")
+    ledger = ReadLedger(default_registry(), ws)
+    ledger.task = "fix shop.py"
+    example = Call("1", "edit", {"path": "shop.py", "old": "print(total", "new": "print(total)"})
+    assert words_refusal(example, ledger, []) == (
+        "old 'print(total' is the reply format's example, not text of shop.py, which holds "
+        "'def double(x):\\n    return x + 2\\n': copy old from it"
+    )
+    (ws / "shop.py").write_text("print(total\n")
+    assert words_refusal(example, ledger, []) is None  # the file's own text: an edit like any

@@ -7,9 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.loop.events import TurnFinished
-from agent.loop.facts import CommandRun
+from agent.loop.facts import CommandRun, FactsRecorder
+from agent.model.reply import Call
 from agent.model.scripted import Step, call, text
 from tests.agent.loop_kit import Face, make_agent
+from tools.tool import ToolResult
 
 
 async def test_files_a_command_made_count_beside_the_tools_changes(ws: Path) -> None:
@@ -168,3 +170,13 @@ async def test_a_broken_file_a_command_mends_is_no_failure(ws: Path) -> None:
 
     assert (finished.stop_reason, finished.facts.failed) == ("done", [])
     assert (ws / "settings.toml").read_text() == "debug = true\n"
+
+
+def test_a_refused_commands_words_are_beecodes_not_the_programs(ws: Path) -> None:
+    """The 0.5B model's answer was the refusal of its echo of the task, copied whole."""
+    seen = FactsRecorder(ws)
+    refused = ToolResult("Error: this repeats the task's words: run echo fourth", is_error=True)
+    seen.observe(Call("1", "bash", {"command": "echo 'append fourth'"}), "run", refused)
+    failed = ToolResult("ls: cannot access 'x'", is_error=True, meta={"exit_code": 2})
+    seen.observe(Call("2", "bash", {"command": "ls x"}), "run", failed)
+    assert refused.output in seen.told and failed.output not in seen.told
