@@ -1,0 +1,27 @@
+"""A small model's closing words: sent back once with their doubts, cut to a size, never where
+they were beecode's own."""
+
+from __future__ import annotations
+
+from agent.model.reply import Reply
+from agent.steps.report import REPORT_PROMPT, Report
+
+
+def test_an_answer_goes_back_once_a_turn_with_at_most_three_doubts() -> None:
+    report = Report()
+    report.words(Reply(text="x" * 1000))
+    again = report.doubted("x" * 1000, ["one", "two", "three", "four"])
+    cut = "x" * 300 + "…"
+    said = "It does not match what happened: one; two; three."
+    assert again == f"[Your answer: '{cut}'. {said}] {REPORT_PROMPT}"
+    assert report.prompt() == again and report.prompt() == REPORT_PROMPT  # for one request
+    assert report.doubted("y", ["one"]) == ""  # once a turn
+    report.start_turn()
+    assert report.doubted("y", ["one"]) != ""
+
+
+def test_beecodes_words_as_the_answer_are_not_sent_back() -> None:
+    report = Report()
+    report.last_result = "hi\n[exit code 0]"
+    assert report.words(Reply(text="  ")) == "Last result: hi\n[exit code 0]"
+    assert report.doubted("Last result: hi", ["the answer says x"]) == ""
