@@ -48,6 +48,7 @@ from agent.steps.schema import (
 from agent.steps.syntax_line import breaking_edit, syntax_line, syntax_note
 from agent.steps.task_change import (
     NOT_DONE_NOTE,
+    AskedAfter,
     asks_change,
     refused_by_mode,
     workspace_state,
@@ -85,6 +86,7 @@ class ConstrainedSteps(StepPolicy):
         self._asked_ids: set[str] = set()  # calls refused as a question to the model
         self._rerun: tuple[str, str] | None = None  # a missing file, the command that needed it
         self._before: tuple[object, ...] | None = None  # the workspace as the turn found it
+        self._after = AskedAfter("", ledger.workspace)  # a question after the change
         self._wrote = False  # a write or edit of this turn worked
         self._unchanged_aside = False  # an answer was set aside: the task's change not made
         self._test = TaskTest("", ledger.workspace)  # the test the task names (task_test)
@@ -101,6 +103,7 @@ class ConstrainedSteps(StepPolicy):
     def step(self, tools: list[dict[str, Any]]) -> Step:
         if self._before is None:  # before the turn's first call: the task is known by now
             self._before = workspace_state(self.ledger.task, self.ledger.workspace)
+            self._after = AskedAfter(self.ledger.task, self.ledger.workspace)
             self._test = TaskTest(self.ledger.task, self.ledger.workspace)
         offer, self._offer = self._offer, "all"
         self._asked = offer
@@ -222,6 +225,8 @@ class ConstrainedSteps(StepPolicy):
         if test := self._test.note(call, kind, failed):
             note, done_kind = note + test[0], False
             self._next("bash", test[1])
+        if done_kind and not failed and self._after.waits(call):
+            self._offer, done_kind = "tools", False  # the step that finds the answer is next
         if done_kind and not failed and not self._changed():
             note += NOT_DONE_NOTE  # a run that exited 0 is not the change the task asks for
             self._offer, done_kind = "tools", False

@@ -4,7 +4,8 @@ Told to rename foo to bar in utils.py, the 0.5B model ran utils.py, saw it exit 
 said "renamed". A command that exits 0 may have finished a task that asks to run something; a
 task that asks for a change is not finished before something changed: a write or edit that
 worked, a file the task names, the workspace's top-level entries or their times (a folder made
-or written in), a file's mode, the repository's last commit.
+or written in), a file's mode, the repository's last commit. Nor is a change the end of a task
+that asks a question about it after (``asks_after_change``): a step that finds the answer is.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import re
 from pathlib import Path
 
+from agent.model.reply import Call
 from agent.steps.habits import FILE_TOOLS
 from agent.steps.task_words import TASK_FILE, is_question
 from tools.registry import ToolRegistry
@@ -30,6 +32,36 @@ HASHED_BYTES = 1_000_000  # a larger file counts by its size and time
 def asks_change(task: str) -> bool:
     words = set(re.findall(r"[a-z]+", task.lower()))
     return not is_question(task) and bool(words & CHANGE_VERBS)
+
+
+# "append fourth to notes.txt and then tell me how many lines it has": a question after the
+# change, which the change's own result does not answer.
+_ASKED_AFTER = re.compile(
+    r"\bthen (?:tell me|say|report|show me)\b|\band (?:tell me|say) (?:how|what|which|if)\b", re.I
+)
+
+
+def asks_after_change(task: str) -> bool:
+    """Whether the task asks a question about what its change made (the 0.5B model appended
+    the line, chose done, and said only that the command worked)."""
+    return asks_change(task) and bool(_ASKED_AFTER.search(task))
+
+
+class AskedAfter:
+    """Whether the latest step changed the workspace of a task that asks a question about its
+    change: then the next step is one that finds the answer, not the done-or-continue choice.
+    A command list may answer it too (`echo fourth >> notes.txt && wc -l notes.txt`)."""
+
+    def __init__(self, task: str, workspace: Path) -> None:
+        self.task, self.workspace = task, workspace
+        self._state = workspace_state(task, workspace) if asks_after_change(task) else None
+
+    def waits(self, call: Call) -> bool:
+        if self._state is None:
+            return False
+        now, was = workspace_state(self.task, self.workspace), self._state
+        self._state, command = now, str((call.arguments or {}).get("command", ""))
+        return now != was and not re.search(r"&&|;|\|", command)
 
 
 def refused_by_mode(task: str, mode: str, registry: ToolRegistry) -> set[str]:

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from agent.model.scripted import text
-from agent.steps.task_change import NOT_DONE_NOTE, asks_change, workspace_state
+from agent.steps.task_change import NOT_DONE_NOTE, asks_after_change, asks_change, workspace_state
 from tests.agent.loop_kit import Face, make_agent, offered, results, step
 
 DONE = '"done"'
@@ -102,3 +102,28 @@ async def test_the_answer_set_aside_is_taken_the_second_time(ws: Path) -> None:
     agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     finished = await agent.run_turn("fix calc.py so double doubles", Face())
     assert finished.final_text == said
+
+
+def test_which_tasks_ask_a_question_after_their_change() -> None:
+    assert asks_after_change("append fourth to notes.txt and then tell me how many lines it has")
+    assert asks_after_change("create a.py and tell me what it prints")
+    assert not asks_after_change("what is the third line of notes.txt?")  # a question only
+    assert not asks_after_change("append fourth to notes.txt, then commit")
+
+
+async def test_a_change_is_not_the_end_of_a_task_that_asks_about_it_after(ws: Path) -> None:
+    """The 0.5B model appended the line, chose done, and said the command worked."""
+    (ws / "notes.txt").write_text("first\nsecond\nthird\n")
+    replies = [
+        step("bash", command="echo fourth >> notes.txt"),
+        step("bash", command="wc -l notes.txt"),
+        '"done"',
+        step("answer", text="notes.txt has 4 lines."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    task = "append fourth to notes.txt and then tell me how many lines it has"
+    finished = await agent.run_turn(task, Face())
+
+    assert "answer" not in offered(model.requests[1])  # not the choice: a step that finds it
+    assert model.requests[2].reply_format.schema != model.requests[1].reply_format.schema
+    assert finished.final_text == "notes.txt has 4 lines."

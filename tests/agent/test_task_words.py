@@ -80,6 +80,7 @@ async def test_the_task_echoed_is_refused(ws: Path) -> None:
         step("bash", command=f"echo '{task}'"),
         step("bash", command='echo "this repeats the task\'s words: run in bash"'),
         step("bash", command="echo fourth >> notes.txt"),
+        step("bash", command="wc -l notes.txt"),  # the task's question, after its change
         DONE,
         step("answer", text="notes.txt has 4 lines."),
     ]
