@@ -45,8 +45,8 @@ class Report:
         if self._said_nothing or self._sent_back:
             return ""
         self._sent_back = True
-        said, quoted = "; ".join(doubts[:3]), answer if len(answer) <= 300 else answer[:300] + "…"
-        self._again = f"[Your answer: {quoted!r}. It does not match what happened: {said}.]"
+        # Not the answer itself: quoted back, it was sent again word for word.
+        self._again = f"[That does not match what happened: {'; '.join(doubts[:3])}.]"
         self._again += f" {REPORT_PROMPT}"
         return self._again
 

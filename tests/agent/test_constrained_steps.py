@@ -190,8 +190,8 @@ async def test_a_report_the_facts_contradict_is_left_out_and_the_facts_answer(ws
     # Sent back once with what contradicts it, for that request only; said again, left out.
     again = model.requests[-1]
     assert offered(again) == {"answer"} and again.messages[-1]["content"] == (
-        "[Your answer: 'Created README.md.'. It does not match what happened: the answer names "
-        f"README.md, which this turn did not write.] {REPORT_PROMPT}"
+        "[That does not match what happened: the answer names README.md, which this turn did "
+        f"not write.] {REPORT_PROMPT}"
     )
 
     assert finished.final_text == WITHHELD
@@ -221,4 +221,4 @@ async def test_an_answer_sent_back_with_its_doubts_and_mended_is_shown(ws: Path)
         "role": "assistant",
         "content": "Third line of notes.txt is third.",
     }
-    assert all("[Your answer" not in str(m.get("content")) for m in agent.messages)
+    assert all("does not match" not in str(m.get("content")) for m in agent.messages)

@@ -1,4 +1,4 @@
-"""A small model's closing words: sent back once with their doubts, cut to a size, never where
+"""A small model's closing words: sent back once with their doubts (not the words), never where
 they were beecode's own."""
 
 from __future__ import annotations
@@ -7,13 +7,12 @@ from agent.model.reply import Reply
 from agent.steps.report import REPORT_PROMPT, Report
 
 
-def test_an_answer_goes_back_once_a_turn_with_at_most_three_doubts() -> None:
+def test_an_answer_goes_back_once_a_turn_with_at_most_three_doubts_not_itself() -> None:
     report = Report()
     report.words(Reply(text="x" * 1000))
     again = report.doubted("x" * 1000, ["one", "two", "three", "four"])
-    cut = "x" * 300 + "…"
-    said = "It does not match what happened: one; two; three."
-    assert again == f"[Your answer: '{cut}'. {said}] {REPORT_PROMPT}"
+    said = "That does not match what happened: one; two; three."
+    assert again == f"[{said}] {REPORT_PROMPT}"
     assert report.prompt() == again and report.prompt() == REPORT_PROMPT  # for one request
     assert report.doubted("y", ["one"]) == ""  # once a turn
     report.start_turn()
