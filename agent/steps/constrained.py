@@ -174,8 +174,9 @@ class ConstrainedSteps(StepPolicy):
             self._next("bash", value[1])  # the mv the task asks for
         elif (value := value_edit_refusal(call, ledger.task, ledger.workspace)) and not clobbering:
             self._next("edit", value[1])  # the line that holds the task's old value
-        elif not clobbering and (value := self._test.refusal(call)):
-            self._next("bash", value[1])  # the run of the task's test
+        elif not clobbering and (tested := self._test.refusal(call)):
+            value = tested[0], {}
+            self._next(*tested[1])  # the run of the task's test, or the edit of the file to fix
         why = clobbering or (
             (value and value[0])
             or breaking_edit(call, ledger.workspace)

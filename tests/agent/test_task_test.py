@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from agent.model.scripted import text
-from agent.steps.task_test import named_test
+from agent.steps.task_test import fixed_file, named_test
 from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 
 DONE = '"done"'
@@ -68,3 +68,39 @@ async def test_a_task_without_a_test_is_not_held(ws: Path) -> None:
     await agent.run_turn("fix calc.py so double doubles", Face())
     assert results(agent)[0].startswith("edited calc.py")
     assert "test" not in results(agent)[1]
+
+
+def test_the_file_a_task_says_to_fix(ws: Path) -> None:
+    (ws / "calc.py").write_text(CALC)
+    assert fixed_file(TASK, "test_calc.py", ws) == "calc.py"
+    wording = "make python3 test_calc.py pass by fixing the bug in calc.py"
+    assert fixed_file(wording, "test_calc.py", ws) == "calc.py"
+    assert fixed_file("make test_calc.py pass", "test_calc.py", ws) is None  # no file to fix
+    assert fixed_file("fix app.py", None, ws) is None  # not in the workspace
+
+
+async def test_a_change_of_the_test_is_refused_where_the_task_names_the_file_to_fix(
+    ws: Path,
+) -> None:
+    """The 0.5B model changed `double(4)` to `double(8)` in test_calc.py, twice."""
+    (ws / "calc.py").write_text(CALC)
+    (ws / "test_calc.py").write_text(TEST)
+    replies = [
+        json.dumps(RUN_TEST),
+        step("edit", path="test_calc.py", old="double(4)", new="double(8)"),
+        step("edit", path="calc.py", old="x + 2", new="x * 2"),
+        json.dumps(RUN_TEST),
+        DONE,
+        step("answer", text="test_calc.py passes now."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    finished = await agent.run_turn(TASK, Face())
+
+    assert results(agent)[1] == (
+        "Error: test_calc.py is the test; the task says to fix calc.py: edit calc.py. "
+        "Fix the call and try again."
+    )
+    assert offered(model.requests[2]) == {"edit"}
+    assert arguments_schema(model.requests[2], "edit")["path"]["const"] == "calc.py"
+    assert (ws / "test_calc.py").read_text() == TEST
+    assert finished.final_text == "test_calc.py passes now." and finished.facts.doubts == []
