@@ -128,7 +128,7 @@ class Agent:
 
     async def _steps(self, turn: TurnState) -> TurnFinished:
         try:
-            for _ in range(self.config.max_steps):
+            for turn.step in range(self.config.max_steps):
                 reply = await self._ask(turn, self.policy.step(self.registry.schemas()))
                 if not reply.calls:
                     answer = self.policy.answer(reply, turn.emit)
@@ -162,7 +162,8 @@ class Agent:
         found = doubts(
             answer, facts, seen.outputs, seen.told, seen.workspace, turn.guard.prompt, seen.earlier
         )
-        if found and (again := self.policy.doubted(answer, found)):
+        last = turn.step + 1 >= self.config.max_steps  # no step left to answer again in
+        if found and not last and (again := self.policy.doubted(answer, found)):
             seen.told.append(again)  # beecode's words: an answer that copies them is no account
             return None
         facts = dataclasses.replace(facts, doubts=found)

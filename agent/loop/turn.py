@@ -27,6 +27,7 @@ class TurnState:
     guard: WorkGuard
     stats: list[RequestStats] = dataclasses.field(default_factory=list)
     invalid_streak: int = 0
+    step: int = 0  # the step the turn is at, from 0
 
 
 def stop_after_calls(
