@@ -9,7 +9,8 @@ finished call (the same call, a small variation of it three times, or beecode's 
 change fed back as input), the turn ends with a closing step that can only be the answer; its
 instruction goes with that one request and is never kept, so the history (and a resumed session)
 shows the last result, then the answer. A step object is never streamed: its answer is shown once
-checked against the turn's facts, and left out for them when they contradict it. After a step
+checked against the turn's facts, sent back once with what they contradict, and left out if they
+still do (``agent.steps.report``). After a step
 that may have finished the task (its calls worked, one a change or a command that exited 0) and
 needs no check first, the next request is the choice "done" or "continue", for that request
 only: done leads to the report, continue to a step that must call a tool. Where beecode names
