@@ -32,7 +32,7 @@ from agent.permissions.rules import Permissions
 from agent.steps.habits import DONE_NOTE, FILE_TOOLS, ReadLedger, TurnWatch
 from agent.steps.near_repeats import NearRepeats
 from agent.steps.policy import Step, StepPolicy
-from agent.steps.redirects import clobbering_redirect
+from agent.steps.redirects import appends, clobbering_redirect, repeated_append
 from agent.steps.report import Report
 from agent.steps.schema import (
     ANSWER,
@@ -85,6 +85,7 @@ class ConstrainedSteps(StepPolicy):
         self._said: list[str] = []  # beecode's notes and questions to the model this turn
         self._pin: tuple[str, dict[str, str]] | None = None  # the next step's tool, held args
         self._asked_ids: set[str] = set()  # calls refused as a question to the model
+        self._appended: set[str] = set()  # commands that appended with >> and worked
         self._rerun: tuple[str, str] | None = None  # a missing file, the command that needed it
         self._before: tuple[object, ...] | None = None  # the workspace as the turn found it
         self._after = AskedAfter("", ledger.workspace)  # a question after the change
@@ -97,7 +98,7 @@ class ConstrainedSteps(StepPolicy):
 
     def start_turn(self) -> None:
         super().start_turn()
-        self._offer, self._said, self._rerun = "all", [], None
+        self._offer, self._said, self._rerun, self._appended = "all", [], None, set()
         self._report.start_turn()
         self._before, self._wrote, self._unchanged_aside = None, False, False
 
@@ -183,6 +184,7 @@ class ConstrainedSteps(StepPolicy):
             or breaking_edit(call, ledger.workspace)
             or words_refusal(call, ledger, self._said)
             or clobbering_redirect(call, ledger)
+            or repeated_append(call, self._appended, ledger.task)
             or ledger.test_change(call)
             or ledger.copy_write(call)
             or ledger.folder_write(call)
@@ -224,6 +226,7 @@ class ConstrainedSteps(StepPolicy):
             note += self._run_again()
             done_kind = False
         self._wrote |= kind == "edit" and not failed
+        self._appended |= {a for a in [appends(call)] if a and not failed}
         if test := self._test.note(call, kind, failed):
             note, done_kind = note + test[0], False
             self._next("bash", test[1])

@@ -5,7 +5,9 @@ a file's lines; a small model does the same through bash. Told to turn debug on 
 settings.toml, the 0.5B model ran `echo 'debug = true' > settings.toml`, and `name = 'app'` was
 gone. A command whose ``>`` (not ``>>``) replaces a file of the workspace that holds text is
 refused once, with the edit to send where the new line sets a key the file already has; the
-same command again goes through, since replacing it all may be meant.
+same command again goes through, since replacing it all may be meant. A command that appends
+with ``>>`` and worked is refused if sent again in the turn: told to append fourth and then
+count the lines, the model ran the same `echo fourth >> notes.txt` twice.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from tools.files import workspace_text
 # `> file` and `1> file`, not `>>`, `2>`, `&>` or `>&2`
 _TARGET = re.compile(r"(?<![>&\d])1?>(?![>&])\s*([^\s;&|<>]+)")
 _ECHO = re.compile(r"^\s*(?:echo|printf)\s+(.+?)\s*(?<![\d&])1?>(?!>)", re.S)
+_APPENDS = re.compile(r"(?<![>&\d])1?>>\s*([^\s;&|<>]+)")
 _KEY = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]")
 
 
@@ -58,3 +61,21 @@ def _edit_step(command: str, target: str, text: str) -> str | None:
     if len(old) != 1 or old[0].strip() == new.strip():
         return None
     return step_text("edit", {"path": target, "old": old[0], "new": new})
+
+
+def repeated_append(call: Call, appended: set[str], task: str) -> str | None:
+    """Why this command, which appends with ``>>`` as one that worked this turn did, is
+    refused; or None. ``appended``: those commands, as ``appends`` gives them."""
+    command = appends(call)
+    if command is None or command not in appended or re.search(r"\b(?:twice|again)\b", task):
+        return None
+    target = _APPENDS.findall(command)[0]
+    return f"this ran already; again, it would add its text to {target} twice. Take the next step"
+
+
+def appends(call: Call) -> str | None:
+    """The command, its spaces flattened, where it appends with ``>>``; else None."""
+    command = (call.arguments or {}).get("command")
+    if call.name != "bash" or not isinstance(command, str) or not _APPENDS.search(command):
+        return None
+    return " ".join(command.split())

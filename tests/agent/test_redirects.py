@@ -9,7 +9,7 @@ from pathlib import Path
 from agent.model.reply import Call
 from agent.model.scripted import text
 from agent.steps.habits import ReadLedger
-from agent.steps.redirects import clobbering_redirect
+from agent.steps.redirects import clobbering_redirect, repeated_append
 from tests.agent.loop_kit import Face, make_agent, results, step
 from tools.registry import default_registry
 
@@ -59,3 +59,31 @@ def test_appends_new_files_and_stderr_are_not_asked(ws: Path) -> None:
     ]:
         assert clobbering_redirect(Call("c", "bash", {"command": command}), ledger) is None, command
     assert clobbering_redirect(Call("c", "bash", {"command": "echo x > notes.txt"}), ledger)
+
+
+async def test_an_append_that_worked_is_refused_when_sent_again(ws: Path) -> None:
+    """Told to append fourth and count the lines, the 0.5B model appended fourth twice."""
+    (ws / "notes.txt").write_text("first\nsecond\nthird\n")
+    replies = [
+        step("bash", command="echo fourth >> notes.txt"),
+        step("bash", command="echo fourth  >> notes.txt"),
+        step("bash", command="wc -l notes.txt"),
+        '"done"',
+        step("answer", text="notes.txt has 4 lines."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn(
+        "append fourth to notes.txt and then tell me how many lines it has", Face()
+    )
+
+    assert results(agent)[1].startswith(
+        "Error: this ran already; again, it would add its text to notes.txt twice. "
+    )
+    assert (ws / "notes.txt").read_text() == "first\nsecond\nthird\nfourth\n"
+
+
+def test_an_append_the_task_asks_twice_is_not_refused() -> None:
+    call = Call("1", "bash", {"command": "echo x >> a.txt"})
+    assert repeated_append(call, {"echo x >> a.txt"}, "append x to a.txt twice") is None
+    assert repeated_append(call, {"echo x >> a.txt"}, "append x to a.txt") is not None
+    assert repeated_append(call, set(), "append x to a.txt") is None
