@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.loop.claims_lines import line_said, not_run_said, removed_said
+from agent.loop.claims_lines import QUOTED_NAME, line_said, not_run_said, removed_said
 from agent.loop.facts import TurnFacts
 from tools.files import workspace_text
 
@@ -90,7 +90,7 @@ _PRINTED = re.compile(
 )
 _EXPECTED = re.compile(r"\b(?:expected|should|would|wanted|supposed)\b[^.]{0,20}$", re.I)
 # "renamed a.txt to b.txt", "a.txt was moved to b.txt": the direction is checked.
-_NAME = r"[\"'`]?([\w./-]*\w\.[A-Za-z]\w{0,5})[\"'`]?"
+_NAME = QUOTED_NAME
 _RENAMED = re.compile(
     rf"\b(?:renamed|moved)\s+(?:the file\s+)?{_NAME}\s+(?:to|as)\s+{_NAME}"
     rf"|{_NAME}\s+(?:was|has been|is)\s+(?:renamed|moved)\s+(?:to|as)\s+{_NAME}",

@@ -18,15 +18,15 @@ from tools.files import workspace_text
 
 ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
 _WHICH = rf"(?:({'|'.join(ORDINALS)}|last|\d+(?:st|nd|rd|th))\s+line|line\s+(\d+))"
-_FILE = r"[\"'`]?([\w./-]*\w\.[A-Za-z]\w{0,5})[\"'`]?"
+QUOTED_NAME = r"[\"'`]?([\w./-]*\w\.[A-Za-z]\w{0,5})[\"'`]?"  # a file's name, maybe quoted
 # "The third line of notes.txt is 3", "line 2 in a.txt is 'b'"
 _LINE_IS = re.compile(
-    rf"\b{_WHICH}\s+(?:of|in)\s+{_FILE}\s+(?:is|reads|says)\s*:?\s*"
+    rf"\b{_WHICH}\s+(?:of|in)\s+{QUOTED_NAME}\s+(?:is|reads|says)\s*:?\s*"
     r"[\"'`]?([^\"'`\n]*?)[\"'`]?\s*(?:[.!]\s|[.!]?$)",
     re.I,
 )
 _LINE = re.compile(rf"\b{_WHICH}", re.I)
-_NAMED = re.compile(_FILE)
+_NAMED = re.compile(QUOTED_NAME)
 _REMOVED = re.compile(r"\b(?:removed|deleted)\b", re.I)
 _NOT_RUN = re.compile(
     r"\b(?:do(?:es)?n[o'’]?t|not|cannot|can['’]t|won['’]t|fails? to)\s+"

@@ -226,7 +226,8 @@ class ConstrainedSteps(StepPolicy):
             note += self._run_again()
             done_kind = False
         self._wrote |= kind == "edit" and not failed
-        self._appended |= {a for a in [appends(call)] if a and not failed}
+        if not failed and (appended := appends(call)):
+            self._appended.add(appended)
         if test := self._test.note(call, kind, failed):
             note, done_kind = note + test[0], False
             self._next("bash", test[1])
