@@ -9,7 +9,8 @@ INI) is unrecovered unless a later call on the same subject (a change of the sam
 file, by any tool; the same command line) succeeded. Reads and permission denials are not failed
 steps: a look at a missing file is exploring, a denial the user's choice; nor is a write refused
 to keep the turn's checked work (``agent.loop.guard``), nor an edit sent again that finds its own
-earlier result.
+earlier result. A changed file that parsed at the checkpoint and does not now is a failed step
+too, whichever call changed it.
 """
 
 from __future__ import annotations
@@ -145,7 +146,22 @@ class FactsRecorder:
             if not (key.startswith("file ") and self._relative(key[5:]) in gone)
             and not (key in self._broken and self._mended(self._broken[key]))
         ]
+        failed += self._left_broken(changed)
         return TurnFacts(created, changed, deleted, list(self.commands), failed)
+
+    def _left_broken(self, changed: list[str]) -> list[str]:
+        """A changed file that parsed at the turn's start and does not now, by a change no write
+        or edit reported (a command: `echo 'debug = true' >> settings.toml` set debug twice)."""
+        reported = {self._relative(p) for p in self._broken.values()}
+        lines = []
+        for path in changed:
+            text = workspace_text(self.workspace, path)
+            if path in reported or text is None or (error := parse_error(path, text)) is None:
+                continue
+            before = self.earlier(path)
+            if before is not None and parse_error(path, before) is None:
+                lines.append(f"{path} was left unparsable: {_start(error, 160)}")
+        return lines
 
     def earlier(self, path: str) -> str | None:
         """A file's text at the turn's checkpoint (after ``facts``), for claims about what a

@@ -157,6 +157,29 @@ async def test_a_write_that_sets_a_key_twice_is_a_failed_step_while_the_file_sta
     ]
 
 
+async def test_a_command_that_leaves_a_file_unparsable_is_a_failed_step(ws: Path) -> None:
+    """The 0.5B model appended `debug = true` under `debug = false` and said debug was on."""
+    (ws / "settings.toml").write_text("name = 'app'\ndebug = false\n")
+    append = call("bash", {"command": "echo 'debug = true' >> settings.toml"})
+    agent, _ = make_agent(ws, [append, text("Debug mode is enabled in settings.toml.")])
+    finished = await agent.run_turn("in settings.toml turn debug on", Face())
+
+    assert finished.stop_reason == "failed"
+    assert finished.facts.changed == ["settings.toml"]
+    assert len(finished.facts.failed) == 1
+    assert finished.facts.failed[0].startswith("settings.toml was left unparsable: line 3")
+    assert "a step failed" in finished.facts.doubts[0]
+
+
+async def test_a_file_broken_before_the_turn_is_not_the_turns_failure(ws: Path) -> None:
+    (ws / "settings.toml").write_text("debug = false\ndebug = true\n")
+    append = call("bash", {"command": "echo 'name = 1' >> settings.toml"})
+    agent, _ = make_agent(ws, [append, text("Added name.")])
+    finished = await agent.run_turn("add name = 1 to settings.toml", Face())
+
+    assert (finished.stop_reason, finished.facts.failed) == ("done", [])
+
+
 async def test_a_broken_file_a_command_mends_is_no_failure(ws: Path) -> None:
     (ws / "settings.toml").write_text("debug = false\n")
     twice = call(
