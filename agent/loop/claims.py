@@ -9,7 +9,8 @@ policy may leave them out, ``StepPolicy.kept_answer``):
 - a sentence claiming a change ("It is now true.") in a turn that changed no file;
 - "printed X" (or output, returned, shows) where no result of the turn holds X;
 - an answer that does not mention a failure while a failed step was not recovered;
-- an answer that repeats beecode's words to the model (an error or a hint) as its own;
+- an answer that repeats beecode's words to the model (an error or a hint) as its own, or
+  speaks of "the answer" as beecode's checks do;
 - tests said to pass that no command of the turn ran to exit 0;
 - the task's own words given back as the answer, in a turn that changed no file;
 - the task or its test said to fail where the turn's last test run passed;
@@ -80,6 +81,8 @@ _NOTHING = re.compile(
     r"\bnothing (?:was |has been )?changed\b|\bno changes? (?:was |were |has been )?made\b", re.I
 )
 _COMMIT = re.compile(r"\bcommit", re.I)  # a commit changes no file in the workspace
+# "The answer says 'three' instead of 'three'.": the shape of beecode's doubts, not an answer
+_OF_AN_ANSWER = re.compile(r"\bthe answer (?:says|names|repeats|claims|does not)\b", re.I)
 # The words of one of beecode's errors or hints, copied: a span this long is no coincidence.
 COPIED_WORDS = 6
 _PRINTED = re.compile(
@@ -151,6 +154,8 @@ def doubts(
     plain = " ".join(s for s in sentences if not _ADMITS.search(s) or _whole_copy(s, heard))
     if copied := _copied(plain, heard):
         found.append(f"the answer repeats beecode's message to the model: {copied}")
+    elif _OF_AN_ANSWER.search(answer):
+        found.append("the answer speaks of an answer, in the words of beecode's checks")
     seen = "\n".join(outputs)
     for match in _PRINTED.finditer(answer):
         said, quoted, value = match.group(1), match.group(2), match.group(3).rstrip(".:!?)")

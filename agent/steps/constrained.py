@@ -7,17 +7,15 @@ tools the turn watch banned are not offered. An answer right after a change, or 
 keeps failing, is set aside once for a step that must call a tool. When the model repeats a
 finished call (the same call, a small variation of it three times, or beecode's words about a
 change fed back as input), the turn ends with a closing step that can only be the answer; its
-instruction goes with that one request and is never kept, so the history (and a resumed session)
-shows the last result, then the answer. A step object is never streamed: its answer is shown once
-checked against the turn's facts, sent back once with what they contradict, and left out if they
-still do (``agent.steps.report``). After a step
-that may have finished the task (its calls worked, one a change or a command that exited 0) and
-needs no check first, the next request is the choice "done" or "continue", for that request
-only: done leads to the report, continue to a step that must call a tool. Where beecode names
-the file the task asks for (a missing one, the file inside a folder), the next step may only
-write, and its grammar holds the path; so is the edit of a line beecode can name (the task's old
-value, a syntax error's line: ``task_values``, ``syntax_line``). A step that changed nothing in a
-task that asks for a change, or left a command to run again, is not taken for the task's end.
+instruction goes with that one request only, so the history shows the last result, then the
+answer. The answer is shown once checked against the turn's facts (``agent.steps.report``).
+After a step that may have finished the task (its calls worked, one a change or a command that
+exited 0) and needs no check first, the next request is the choice "done" or "continue": done
+leads to the report, continue to a step that must call a tool. Where beecode names the file the
+task asks for (a missing one, the file inside a folder), the next step may only write, its path
+held by the grammar; so is the edit of a line beecode can name (``task_values``,
+``syntax_line``). A step that changed nothing in a task that asks for a change, left a command
+to run again or the task's end unmet (``task_end``), is not taken for the task's end.
 """
 
 from __future__ import annotations
@@ -54,8 +52,9 @@ from agent.steps.task_change import (
     refused_by_mode,
     workspace_state,
 )
+from agent.steps.task_end import TaskEnd
 from agent.steps.task_test import TaskTest
-from agent.steps.task_values import renamed_file, value_edit_refusal, value_left
+from agent.steps.task_values import renamed_file, value_edit_refusal
 from agent.steps.task_words import missing_note, words_refusal
 from tools.registry import ToolRegistry
 from tools.tool import ToolResult
@@ -92,6 +91,7 @@ class ConstrainedSteps(StepPolicy):
         self._wrote = False  # a write or edit of this turn worked
         self._unchanged_aside = False  # an answer was set aside: the task's change not made
         self._test = TaskTest("", ledger.workspace)  # the test the task names (task_test)
+        self._end = TaskEnd("", ledger.workspace)  # what the task says its files end as
 
     def system(self, prompt: str) -> str:
         return with_guide(prompt, STEP_GUIDE)
@@ -107,6 +107,7 @@ class ConstrainedSteps(StepPolicy):
             self._before = workspace_state(self.ledger.task, self.ledger.workspace)
             self._after = AskedAfter(self.ledger.task, self.ledger.workspace)
             self._test = TaskTest(self.ledger.task, self.ledger.workspace)
+            self._end = TaskEnd(self.ledger.task, self.ledger.workspace)
         offer, self._offer = self._offer, "all"
         self._asked = offer
         if offer == "choice":  # the tools described as ever: the prompt prefix stays the same
@@ -208,15 +209,13 @@ class ConstrainedSteps(StepPolicy):
             note = ""  # the turn ends with the report now; a small model would copy the note
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
         done_kind = kind == "edit" or result.meta.get("exit_code") == 0
-        left, held = (
-            value_left(self.ledger.task, self.ledger.workspace) if done_kind else ("", None)
-        )
-        if left and not failed:  # the task's old value is still there: not the end of the task
+        left, held = self._end.left() if done_kind and not failed else ("", None)
+        if left:  # the task's old value is still there, or its text or rename is not: not done
             note += left
             self._offer, done_kind = "tools", False
             self.watch.settled = False  # a repeat of the step that changed nothing: not done
             if held:
-                self._next("edit", held)
+                self._next(*held)
         if failed and call.name == "bash" and (missing := self.ledger.missing(result.output)):
             note += missing_note(missing, self.ledger.task)
             self._rerun = (missing, str((call.arguments or {}).get("command", "")))
@@ -233,6 +232,8 @@ class ConstrainedSteps(StepPolicy):
             self._next("bash", test[1])
         if done_kind and not failed and self._after.waits(call):
             self._offer, done_kind = "tools", False  # the step that finds the answer is next
+            if named := self._after.named_file():  # told "take the next step", it appended again
+                self._next("read", {"path": named})
         if done_kind and not failed and not self._changed():
             note += NOT_DONE_NOTE  # a run that exited 0 is not the change the task asks for
             self._offer, done_kind = "tools", False

@@ -162,16 +162,14 @@ class ReadLedger:
 
     def unread_edit(self, call: Call) -> str | None:
         """Why this edit must wait (an existing file never read), or None. The refusal shows a
-        small file whole, which counts as reading it: the next try may change it."""
+        small file whole, which counts as reading it: the next try may change it. An empty one
+        has nothing to lose (`touch out/log.txt`, then its write)."""
         if self.kind(call) != "edit":
             return None
         for path in self._paths(call):
-            if path.is_file() and path not in self.seen:
-                shown = (
-                    path.relative_to(self.workspace)
-                    if path.is_relative_to(self.workspace)
-                    else path
-                )
+            if path.is_file() and path not in self.seen and path.stat().st_size:
+                inside = path.is_relative_to(self.workspace)
+                shown = path.relative_to(self.workspace) if inside else path
                 text = small_text(path, SHOWN_FILE_BYTES)
                 if text is None:
                     return f"{shown} exists and you have not read it; read it first, then change it"

@@ -63,6 +63,12 @@ class AskedAfter:
         self._state, command = now, str((call.arguments or {}).get("command", ""))
         return now != was and not re.search(r"&&|;|\|", command)
 
+    def named_file(self) -> str | None:
+        """The first file the task names that exists: the read that shows what the question
+        asks of it ("how many lines it has")."""
+        named = TASK_FILE.findall(self.task)
+        return next((f for f in named if (self.workspace / f).is_file()), None)
+
 
 def refused_by_mode(task: str, mode: str, registry: ToolRegistry) -> set[str]:
     """Tools the permission mode refuses whatever their arguments: plan mode runs reads only, and

@@ -29,18 +29,30 @@ _CHANGE = re.compile(
 
 
 _RENAMES = re.compile(
-    rf"\brename\s+(?:the file\s+)?({TASK_FILE.pattern})\s+(?:to|as)\s+({TASK_FILE.pattern})", re.I
+    rf"\b(?:rename|change the name of)\s+(?:the file\s+)?({TASK_FILE.pattern})\s+(?:to|as|into)\s+"
+    rf"({TASK_FILE.pattern})",
+    re.I,
 )
+# "set port to 9090 in config.ini": the old value is the one the file gives the key.
+_SET = re.compile(
+    rf"\b(?:set|change|make)\s+(?:the\s+)?([\w.-]+)\s+to\s+{_VALUE}(?=[\s,;]|\.?$|\.\s)", re.I
+)
+
+
+def renamed_names(task: str) -> tuple[str, str] | None:
+    """The file a task renames and its new name ("rename a.txt to b.txt"), or None."""
+    found = _RENAMES.search(task)
+    return (found.group(1), found.group(2)) if found else None
 
 
 def renamed_file(call: Call, task: str, workspace: Path) -> tuple[str, dict[str, str]] | None:
     """Why a change of a file's content, in a task that renames the file, is refused, and the
     command to hold the next step to; or None. Told to rename notes.txt to todo.txt, the 0.5B
     model edited notes.txt's first line to "todo"."""
-    found, path = _RENAMES.search(task), (call.arguments or {}).get("path")
-    if call.name not in ("edit", "write") or found is None or not isinstance(path, str):
+    names, path = renamed_names(task), (call.arguments or {}).get("path")
+    if call.name not in ("edit", "write") or names is None or not isinstance(path, str):
         return None
-    source, target = found.group(1), found.group(2)
+    source, target = names
     if path not in (source, target) or not (workspace / source).is_file():
         return None
     if (workspace / target).exists():
@@ -50,12 +62,26 @@ def renamed_file(call: Call, task: str, workspace: Path) -> tuple[str, dict[str,
     return f"the task renames {source}, not its text. Send: {send}", {"command": command}
 
 
-def changed_value(task: str) -> tuple[str, str] | None:
-    """The old and new value the task names ("from A to B", "replace A with B"), or None."""
+def changed_value(task: str, workspace: Path | None = None) -> tuple[str, str] | None:
+    """The old and new value the task names ("from A to B", "replace A with B"), or the value
+    a file it names gives the key it sets ("set port to 9090"); or None."""
     found = _CHANGE.search(task)
-    if found is None:
+    if found is not None:
+        old, new = [g for g in found.groups() if g is not None]
+    elif workspace is not None and (found := _SET.search(task)):
+        key, new = found.group(1), next(g for g in found.groups()[1:] if g is not None)
+        setting = re.compile(rf"\s*{re.escape(key)}\s*[=:]\s*['\"]?(.*?)['\"]?\s*$", re.I)
+        olds = {
+            m.group(1)
+            for name in TASK_FILE.findall(task)
+            for line in (workspace_text(workspace, name) or "").splitlines()
+            if (m := setting.fullmatch(line)) and m.group(1)
+        }
+        if len(olds) != 1:
+            return None
+        old = olds.pop()
+    else:
         return None
-    old, new = [g for g in found.groups() if g is not None]
     return (old, new) if old != new else None
 
 
@@ -65,7 +91,7 @@ def value_edit_refusal(call: Call, task: str, workspace: Path) -> tuple[str, dic
     sent the same edit three times); or None."""
     args = call.arguments or {}
     old, new, path = args.get("old"), args.get("new"), args.get("path")
-    values = changed_value(task)
+    values = changed_value(task, workspace)
     if call.name != "edit" or values is None or not isinstance(path, str):
         return None
     if not (isinstance(old, str) and isinstance(new, str)):
@@ -85,7 +111,7 @@ def value_left(task: str, workspace: Path) -> tuple[str, dict[str, str] | None]:
     """After a step that worked: a note for each file the task names that still holds the old
     value and not the new one (with the edit that changes it), or ""; and the path and old of
     that edit, to hold the next step to (told once, the 0.5B model ran the same sed again)."""
-    values = changed_value(task)
+    values = changed_value(task, workspace)
     if values is None:
         return "", None
     before, after = values

@@ -40,7 +40,9 @@ COPIED_WORDS = 5  # a run this long of beecode's words in a file's content is no
 ECHOED_WORDS = 6  # the task's opening words, this many, in a call: the task echoed
 APPEND = re.compile(r"\bappend|\bto the end\b|\badd (?:a |the )?(?:new )?line\b", re.I)
 # "a.txt containing 1", "notes.txt with the text: buy milk", "out/log.txt in it saying empty"
-_AFTER_NAME = r"(?:\s+in it)?\s+(?:containing|saying|with (?:the )?(?:text|content)s?:?)\s+"
+_AFTER_NAME = (
+    r"(?:\s+in it)?\s+(?:containing|saying|with (?:the )?(?:text|content)s?)(?:\s+exactly)?"
+)
 # "append fourth to notes.txt", "append the line 'done' to the end of log.txt"
 _APPENDED = re.compile(
     r"""\bappend (?:the (?:line|word|text) )?(?:'([^']+)'|"([^"]+)"|(\S+)) to (?:the end of )?"""
@@ -121,13 +123,19 @@ def _flat(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def asked_text(task: str, path: str) -> str | None:
-    """The text the task says the file is to hold, or None: a value a model can copy."""
+def asked_text(task: str, path: str, sure: bool = False) -> str | None:
+    """The text the task says the file is to hold, or None: a value a model can copy. ``sure``:
+    only where its end is plain (quoted, after a colon, before a comma or the task's end), not
+    "containing salt and pepper", read as "salt"."""
     name = re.escape(Path(path).name)
-    after = re.search(rf"(?<![\w.]){name}{_AFTER_NAME}{_QUOTED}", task, re.I)
+    said = rf"(?<![\w.]){name}{_AFTER_NAME}"
+    # "containing exactly: Hello, world": after a colon, the rest up to "then" or a semicolon
+    colon = re.search(rf"{said}:\s*['\"]?(.+?)['\"]?\s*(?:[;.]|,?\s+then\b|$)", task, re.I)
+    after = colon or re.search(rf"{said}:?\s+{_QUOTED}", task, re.I)
     before = re.search(rf"'([^']*)'\s+(?:into|in|to) (?:a )?(?:new )?(?:file )?{name}\b", task)
     found = after or before
-    if found is None:
+    plain = after is not None and not colon and after.group(3) is not None
+    if found is None or (sure and plain and re.match(r"\s+and\b", task[found.end() :])):
         return None
     text = next(g for g in found.groups() if g is not None).strip()
     return text or None

@@ -1,0 +1,71 @@
+"""What the task says its files end as, checked after a step that may have finished it.
+
+A small model chooses done after any step that worked: `mkdir out && touch out/log.txt` for "a
+file out/log.txt saying empty", or a write of list.txt for "change the name of notes.txt to
+list.txt". Where the task names the end plainly, beecode can tell the model what is left, with
+the step to send, and hold the next step to it:
+- the task's old value still in a file it names (``task_values.value_left``), every time;
+- a file the task names the text of that exists and has no line holding it;
+- a file the task renames that is still there, its new name not yet taken.
+The last two are said once a turn each: the model may have a reason, and the facts show the end.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+from agent.steps.schema import step_text
+from agent.steps.task_values import renamed_names, value_left
+from agent.steps.task_words import TASK_FILE, asked_text, write_call
+from tools.files import workspace_text
+
+Held = tuple[str, dict[str, str]]  # the next step's tool and the arguments its grammar holds
+_FILE_WORD = re.compile(r"\bfile\s+([\w./-]*\w)", re.I)  # "into a new file VERSION"
+
+
+class TaskEnd:
+    def __init__(self, task: str, workspace: Path) -> None:
+        self.task, self.workspace = task, workspace
+        self._told: set[str] = set()
+
+    def left(self) -> tuple[str, Held | None]:
+        """The note on what the task's end still lacks ("" for nothing), and the step to hold."""
+        note, edit = value_left(self.task, self.workspace)
+        if note:
+            return note, ("edit", edit) if edit else None
+        for found in (self._rename_left(), self._text_left()):
+            if found and found[0] not in self._told:
+                self._told.add(found[0])
+                return found
+        return "", None
+
+    def _rename_left(self) -> tuple[str, Held] | None:
+        names = renamed_names(self.task)
+        if names is None:
+            return None
+        source, target = names
+        if not (self.workspace / source).is_file() or (self.workspace / target).exists():
+            return None
+        command = f"mv {shlex.quote(source)} {shlex.quote(target)}"
+        send = step_text("bash", {"command": command})
+        return f"\n[{source} is not renamed yet. Send: {send}]", ("bash", {"command": command})
+
+    def _text_left(self) -> tuple[str, Held] | None:
+        names = [*TASK_FILE.findall(self.task), *_FILE_WORD.findall(self.task)]
+        for name in dict.fromkeys(names):
+            asked = asked_text(self.task, name, sure=True)
+            held = workspace_text(self.workspace, name)
+            if asked is None or held is None:  # a file not made yet: the missing-file notes
+                continue
+            if "\n" in asked.strip() and asked.strip() in held:
+                continue
+            if any(line.strip() == asked.strip() for line in held.splitlines()):
+                continue
+            send = write_call(name, asked)
+            return f"\n[{name} does not hold {asked!r}; the task asks for: {send}]", (
+                "write",
+                {"path": name},
+            )
+        return None

@@ -1,0 +1,133 @@
+"""What the task says its files end as (``agent.steps.task_end``), in constrained mode: after a
+step that worked, a file that lacks the text the task names, a rename not made, or a key the task
+sets still at its old value is said so with the step to send, and the next step is held to it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.loop.claims import doubts
+from agent.loop.facts import TurnFacts
+from agent.model.scripted import text
+from agent.steps.task_values import changed_value
+from agent.steps.task_words import asked_text
+from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
+
+DONE = '"done"'
+
+
+def test_the_text_a_task_names_is_read_to_its_plain_end() -> None:
+    task = "Create a file greeting.txt containing exactly: Hello, world"
+    assert asked_text(task, "greeting.txt", sure=True) == "Hello, world"
+    assert asked_text("make a.txt with the text: 'hi there'; then commit", "a.txt") == "hi there"
+    # Unquoted before "and", the text may go on: not sure enough to hold a file to it.
+    assert asked_text("make a.txt containing salt and pepper", "a.txt") == "salt"
+    assert asked_text("make a.txt containing salt and pepper", "a.txt", sure=True) is None
+
+
+def test_the_value_a_task_sets_is_the_files_old_one(ws: Path) -> None:
+    """ "set port to 9090" names no old value: the file the task names gives it."""
+    task = "set port to 9090 in config.ini"
+    assert changed_value(task) is None
+    (ws / "config.ini").write_text("[server]\nhost = localhost\nport = 8080\n")
+    assert changed_value(task, ws) == ("8080", "9090")
+    (ws / "settings.toml").write_text("name = 'app'\ndebug = false\n")
+    assert changed_value("in settings.toml set debug to true", ws) == ("false", "true")
+    assert changed_value("set it to 3 in settings.toml", ws) is None  # no key named so
+
+
+async def test_a_file_left_without_its_text_is_said_and_the_write_held(ws: Path) -> None:
+    """`mkdir out && touch out/log.txt` for a file "saying empty": the 0.5B model chose done."""
+    task = "make a directory out and put a file out/log.txt in it saying empty"
+    replies = [
+        step("bash", command="mkdir out && touch out/log.txt"),
+        step("write", path="out/log.txt", content="empty\n"),
+        DONE,
+        step("answer", text="Made out/log.txt saying empty."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    finished = await agent.run_turn(task, Face())
+
+    send = '{"name": "write", "arguments": {"path": "out/log.txt", "content": "empty\\n"}}'
+    assert results(agent)[0].endswith(
+        f"[out/log.txt does not hold 'empty'; the task asks for: {send}]"
+    )
+    assert offered(model.requests[1]) == {"write"}  # not the done-or-continue choice
+    assert arguments_schema(model.requests[1], "write")["path"]["const"] == "out/log.txt"
+    assert (ws / "out" / "log.txt").read_text() == "empty\n"
+    assert finished.stop_reason == "done" and finished.facts.doubts == []
+
+
+async def test_a_rename_not_made_is_said_once_with_the_mv(ws: Path) -> None:
+    (ws / "notes.txt").write_text("first\n")
+    mv = "mv notes.txt list.txt"
+    replies = [
+        step("bash", command="ls"),
+        step("bash", command=mv),
+        DONE,
+        step("answer", text="ok"),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("change the name of the file notes.txt to list.txt", Face())
+
+    assert "[notes.txt is not renamed yet. Send: " in results(agent)[0]
+    assert arguments_schema(model.requests[1], "bash")["command"]["const"] == mv
+    assert (ws / "list.txt").read_text() == "first\n" and not (ws / "notes.txt").exists()
+
+
+async def test_a_write_of_the_new_name_is_refused_with_the_mv(ws: Path) -> None:
+    """Told to change the name of notes.txt to list.txt, the 0.5B model wrote list.txt anew."""
+    (ws / "notes.txt").write_text("first\nsecond\n")
+    replies = [
+        step("write", path="list.txt", content="1\n2\n"),
+        step("bash", command="mv notes.txt list.txt"),
+        DONE,
+        step("answer", text="Renamed notes.txt to list.txt."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("change the name of the file notes.txt to list.txt", Face())
+
+    assert results(agent)[0].startswith("Error: the task renames notes.txt, not its text.")
+    assert (ws / "list.txt").read_text() == "first\nsecond\n"
+
+
+async def test_an_edit_of_another_key_is_refused_where_the_task_sets_one(ws: Path) -> None:
+    """ "set port to 9090": the 0.5B model put 9090 in place of the host."""
+    (ws / "config.ini").write_text("[server]\nhost = localhost\nport = 8080\n")
+    right = step("edit", path="config.ini", old="port = 8080", new="port = 9090")
+    replies = [
+        step("edit", path="config.ini", old="host = localhost", new="host = 9090"),
+        right,
+        DONE,
+        step("answer", text="The port is 9090 now."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("set port to 9090 in config.ini", Face())
+
+    assert results(agent)[0].startswith("Error: old 'host = localhost' does not hold '8080'")
+    assert (ws / "config.ini").read_text() == "[server]\nhost = localhost\nport = 9090\n"
+
+
+async def test_a_question_after_an_append_reads_the_file_next(ws: Path) -> None:
+    """Told "take the next step", the 0.5B model sent its append again until the turn stopped."""
+    (ws / "notes.txt").write_text("first\nsecond\nthird\n")
+    replies = [
+        step("bash", command="echo fourth >> notes.txt"),
+        step("read", path="notes.txt"),
+        step("answer", text="notes.txt has 4 lines."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    task = "append fourth to notes.txt and then tell me how many lines it has"
+    finished = await agent.run_turn(task, Face())
+
+    assert offered(model.requests[1]) == {"read"}
+    assert arguments_schema(model.requests[1], "read")["path"]["const"] == "notes.txt"
+    assert finished.final_text == "notes.txt has 4 lines." and finished.facts.doubts == []
+
+
+def test_an_answer_in_the_shape_of_beecodes_doubts_is_doubted() -> None:
+    said = "The answer says 'three' instead of 'three'."
+    assert doubts(said, TurnFacts(), []) == [
+        "the answer speaks of an answer, in the words of beecode's checks"
+    ]
+    assert doubts("The answer is three.", TurnFacts(), []) == []
