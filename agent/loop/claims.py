@@ -64,7 +64,7 @@ _SAME |= {word: same for same in list(_SAME.values()) for word in same}
 # ("contains the text 'third'" holds 'third', not 'the').
 _SAYING = re.compile(
     r"\b(?:(?:saying|containing|contains)(?:\s+the (?:text|words?|line|string|value):?)?"
-    r"|with the (?:text|line|words?):?)\s+"
+    r"|with the (?:text|line|words?):?)(?:\s+exactly:?)?\s+"  # not 'exactly' of "exactly: Hi"
     r"(?:[\"'`]([^\"'`]+)[\"'`]|(?!(?:the|a|an|only|no|text|lines?)\b)([\w#-]+))",
     re.I,
 )

@@ -6,8 +6,10 @@ list.txt". Where the task names the end plainly, beecode can tell the model what
 the step to send, and hold the next step to it:
 - the task's old value still in a file it names (``task_values.value_left``), every time;
 - a file the task names the text of that exists and has no line holding it;
-- a file the task renames that is still there, its new name not yet taken.
-The last two are said once a turn each: the model may have a reason, and the facts show the end.
+- a file the task renames that is still there, its new name not yet taken;
+- a file the task names that parsed when the turn began and does not now (`echo 'debug = true'
+  >> settings.toml` sets debug twice).
+The last three are said once a turn each: the model may have a reason, and the facts show the end.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from agent.steps.schema import step_text
 from agent.steps.task_values import renamed_names, value_left
 from agent.steps.task_words import TASK_FILE, asked_text, write_call
 from tools.files import workspace_text
+from tools.formats import parse_error
 
 Held = tuple[str, dict[str, str]]  # the next step's tool and the arguments its grammar holds
 _FILE_WORD = re.compile(r"\bfile\s+([\w./-]*\w)", re.I)  # "into a new file VERSION"
@@ -29,17 +32,29 @@ class TaskEnd:
     def __init__(self, task: str, workspace: Path) -> None:
         self.task, self.workspace = task, workspace
         self._told: set[str] = set()
+        self._parsed = [n for n in TASK_FILE.findall(task) if self._error(n) is None]
 
     def left(self) -> tuple[str, Held | None]:
         """The note on what the task's end still lacks ("" for nothing), and the step to hold."""
         note, edit = value_left(self.task, self.workspace)
         if note:
             return note, ("edit", edit) if edit else None
-        for found in (self._rename_left(), self._text_left()):
+        for found in (self._broken(), self._rename_left(), self._text_left()):
             if found and found[0] not in self._told:
                 self._told.add(found[0])
                 return found
         return "", None
+
+    def _error(self, name: str) -> str | None:
+        """The parse error of a file the task names; "" where it is missing."""
+        text = workspace_text(self.workspace, name)
+        return "" if text is None else parse_error(name, text)
+
+    def _broken(self) -> tuple[str, Held | None] | None:
+        for name in self._parsed:
+            if error := self._error(name):
+                return f"\n[{name} no longer parses: {error}. Mend it.]", None
+        return None
 
     def _rename_left(self) -> tuple[str, Held] | None:
         names = renamed_names(self.task)
@@ -47,7 +62,7 @@ class TaskEnd:
             return None
         source, target = names
         if not (self.workspace / source).is_file() or (self.workspace / target).exists():
-            return None
+            return None  # both there: which the user wants is not beecode's to say
         command = f"mv {shlex.quote(source)} {shlex.quote(target)}"
         send = step_text("bash", {"command": command})
         return f"\n[{source} is not renamed yet. Send: {send}]", ("bash", {"command": command})

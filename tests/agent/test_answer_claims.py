@@ -184,6 +184,10 @@ def test_a_setting_said_set_or_a_text_said_held_that_the_file_does_not_hold(
     assert doubts("Created out/log.txt saying empty.", log, [], [], tmp_path) == [
         "the answer says out/log.txt holds 'empty'; it does not"
     ]
+    (tmp_path / "greeting.txt").write_text("Hello, world\n")
+    hello = TurnFacts(created=["greeting.txt"])
+    said = "Created greeting.txt containing exactly: Hello, world"
+    assert doubts(said, hello, [], [], tmp_path) == []  # not 'exactly'
     notes = TurnFacts(changed=["notes.txt"])
     assert doubts("notes.txt now contains fourth at the end.", notes, [], [], tmp_path) == []
     assert doubts("notes.txt contains 'first'.", notes, [], [], tmp_path) == []

@@ -187,12 +187,9 @@ async def test_a_report_the_facts_contradict_is_left_out_and_the_facts_answer(ws
     face = Face()
     finished = await agent.run_turn("run echo hi", face)
 
-    # Sent back once with what contradicts it, for that request only; said again, left out.
+    # Asked for once more, with no account of what was wrong to copy; said again, left out.
     again = model.requests[-1]
-    assert offered(again) == {"answer"} and again.messages[-1]["content"] == (
-        "[That does not match what happened: the answer names README.md, which this turn did "
-        f"not write.] {REPORT_PROMPT}"
-    )
+    assert offered(again) == {"answer"} and again.messages[-1]["content"] == REPORT_PROMPT
 
     assert finished.final_text == WITHHELD
     assert finished.facts.withheld == "Created README.md."
@@ -201,7 +198,7 @@ async def test_a_report_the_facts_contradict_is_left_out_and_the_facts_answer(ws
     assert agent.messages[-1] == {"role": "assistant", "content": WITHHELD}
 
 
-async def test_an_answer_sent_back_with_its_doubts_and_mended_is_shown(ws: Path) -> None:
+async def test_an_answer_asked_again_with_the_line_read_and_mended_is_shown(ws: Path) -> None:
     """Asked for the third line of notes.txt, the 0.5B model answered "3", its number."""
     (ws / "notes.txt").write_text("first\nsecond\nthird\n")
     replies = [
@@ -213,7 +210,7 @@ async def test_an_answer_sent_back_with_its_doubts_and_mended_is_shown(ws: Path)
     face = Face()
     finished = await agent.run_turn("what is the third line of notes.txt?", face)
 
-    assert "it is 'third'" in model.requests[-1].messages[-1]["content"]
+    assert model.requests[-1].messages[-1]["content"].startswith("[notes.txt, line 3: 'third'.]")
     assert (finished.final_text, finished.facts.doubts) == ("Third line of notes.txt is third.", [])
     assert [d.text for d in face.of(TextDelta)] == ["Third line of notes.txt is third."]
     # The request that sent it back is not kept: the next turn's prefix is the history.

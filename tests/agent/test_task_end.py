@@ -131,3 +131,22 @@ def test_an_answer_in_the_shape_of_beecodes_doubts_is_doubted() -> None:
         "the answer speaks of an answer, in the words of beecode's checks"
     ]
     assert doubts("The answer is three.", TurnFacts(), []) == []
+
+
+async def test_a_command_that_breaks_a_named_file_is_not_the_end(ws: Path) -> None:
+    """`echo 'debug = true' >> settings.toml` set debug twice; the 0.5B model chose done."""
+    (ws / "settings.toml").write_text("name = 'app'\ndebug = false\n")
+    replies = [
+        step("bash", command="echo 'debug = true' >> settings.toml"),
+        step("read", path="settings.toml"),
+        step("write", path="settings.toml", content="name = 'app'\ndebug = true\n"),
+        DONE,
+        step("answer", text="debug is now true."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    finished = await agent.run_turn("in settings.toml turn debug on (it is false now)", Face())
+
+    assert "[settings.toml no longer parses: line 3: TOMLError: " in results(agent)[0]
+    assert "answer" not in offered(model.requests[1])  # not the done-or-continue choice
+    assert (ws / "settings.toml").read_text() == "name = 'app'\ndebug = true\n"
+    assert finished.stop_reason == "done" and finished.facts.failed == []
