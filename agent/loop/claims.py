@@ -68,7 +68,8 @@ _SAYING = re.compile(
     r"(?:[\"'`]([^\"'`]+)[\"'`]|(?!(?:the|a|an|only|no|text|lines?)\b)([\w#-]+))",
     re.I,
 )
-_LINES = re.compile(r"\b(?:has|have|contains?|holds?)\s+(\w+)\s+lines?\b", re.I)
+# "notes.txt has four lines", and beecode's own form copied: "hello.sh (1 line)"
+_LINES = re.compile(r"(?:\b(?:has|have|contains?|holds?)\s+|\()(\w+)\s+lines?\b", re.I)
 _PASSES = re.compile(
     r"\btests?\b.*\bpass(?:es|ed)?\b|\bpass(?:es|ed)? (?:the |all )?tests?\b", re.I
 )

@@ -127,6 +127,10 @@ def test_a_value_or_line_count_the_changed_file_does_not_hold(tmp_path: Path) ->
         "the answer says notes.txt has four lines; it has 3"
     ]
     assert doubts("notes.txt now has 3 lines.", notes, [], [], tmp_path) == []
+    # A write's result copied after a later append: "hello.sh (1 line)" of a longer file.
+    assert doubts("notes.txt (1 line)", notes, [], [], tmp_path) == [
+        "the answer says notes.txt has 1 lines; it has 3"
+    ]
     # Named, the file is read though the turn did not change it.
     assert doubts("notes.txt now has 4 lines.", TurnFacts(), [], [], tmp_path) == [
         "the answer says notes.txt has 4 lines; it has 3"
