@@ -1,7 +1,7 @@
 """Work habits kept for the model, because small local models do not keep them on their own.
 
-- Read before changing: an edit of a file the session has not read is refused, showing the file
-  (small models overwrite files they never looked at).
+- Read before changing: an edit of a file not read is refused, showing the file (small models
+  overwrite files they never looked at).
 - Do not loop: the same call with the same result is flagged the second time and ends the turn
   the third time. In constrained mode a call that failed twice the same way also takes its tool
   out of the steps that follow until a file changes, which forces a different action; a look
@@ -12,15 +12,15 @@
   never saw); so is an answer while a call keeps failing or right after one failed (small models
   give up one step short of the fix). A text file written or edited is checked by its result.
 - Lose nothing: in constrained mode a write that would replace a file's content with text keeping
-  none of its lines must be sent twice (asked to add a function, a small model writes just it).
+  none of its lines must be sent twice (asked to add a function, a small model writes just it);
+  where the task only adds, the next step is held to the whole file with the addition.
 - Fix the code, not its test: in constrained mode a change of an existing test file must be sent
   twice (told to make a failing test pass, a small model changes the test's expectation).
 - Move with mv, make folders by path: a write copying a file of the same name from elsewhere
   must be sent twice, and the refusal gives the mv command (a small model writes lib/app.py and
   leaves app.py); so must a write of a new file named like a folder (docs, for "docs/index.md").
-- Know when to stop: a 0.5B model in constrained mode practically never picks the answer step;
-  it repeats its last successful call instead. That repeat (same call, same result) means it has
-  nothing left to do, so the turn ends with the model's report, asked for as an answer step.
+- Know when to stop: a 0.5B model in constrained mode seldom picks the answer step; it repeats
+  its last successful call. That repeat (same call, same result) ends the turn with its report.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 
 from agent.model.reply import Call
 from agent.steps.schema import step_text
-from agent.steps.task_words import TASK_FILE, asked_text
+from agent.steps.task_words import TASK_FILE, asked_text, only_adds
 from tools.files import small_text
 from tools.paths import move_command
 from tools.registry import ToolRegistry
@@ -90,8 +90,7 @@ class TurnWatch:
         outcome = "" if kind == "edit" else result.output
         key = f"{call.name} {json.dumps(call.arguments, sort_keys=True)} {outcome}"
         count, first_failed = self.repeats.get(key, (0, failed))
-        count += 1
-        self.repeats[key] = (count, first_failed)
+        self.repeats[key] = (count := count + 1, first_failed)
         if count >= MAX_REPEATS and self.stuck is None:
             self.stuck = (
                 f"Stopped: the same {call.name} call gave the same result {count} times: "
@@ -161,9 +160,8 @@ class ReadLedger:
         return [(self.workspace / p).resolve() for p in tool.paths(call.arguments)]
 
     def unread_edit(self, call: Call) -> str | None:
-        """Why this edit must wait (an existing file never read), or None. The refusal shows a
-        small file whole, which counts as reading it: the next try may change it. An empty one
-        has nothing to lose (`touch out/log.txt`, then its write)."""
+        """Why this edit must wait (an existing file, not empty, never read), or None. The refusal
+        shows a small file whole, which counts as reading it: the next try may change it."""
         if self.kind(call) != "edit":
             return None
         for path in self._paths(call):
@@ -182,9 +180,10 @@ class ReadLedger:
 
     def clobbering_write(self, call: Call) -> str | None:
         """Why this write must be sent twice, or None: it would replace a file's content with
-        text that keeps none of its lines (a small model asked to add a function writes just
-        the function). The same write again goes through: replacing it all may be meant."""
-        content = (call.arguments or {}).get("content")
+        text that keeps none of its lines. The same write again goes through, but where the
+        task only adds: replacing it all may be meant."""
+        args = call.arguments or {}
+        content = args.get("content")
         if self.kind(call) != "edit" or not isinstance(content, str):
             return None
         for path in self._paths(call):
@@ -196,11 +195,13 @@ class ReadLedger:
             if not self.asked_once(call):
                 return None
             whole = old if old.endswith("\n") else old + "\n"  # then the step, last: it is copied
-            step = {"path": (call.arguments or {}).get("path"), "content": f"{whole}\n{content}"}
+            step = {"path": str(args.get("path")), "content": f"{whole}\n{content}"}
+            adds = only_adds(self.task)  # nothing to replace: the grammar holds the whole file
+            self.pin = ("write", step) if adds else self.pin
+            again = "" if adds else "To replace it all, send the same write again. "
             return (
-                f"this write would replace all of {path.name}, keeping none of its lines. To "
-                "replace it all, send the same write again. To add to the file, send: "
-                + step_text("write", step)
+                f"this write would replace all of {path.name}, keeping none of its lines. "
+                f"{again}To add to the file, send: {step_text('write', step)}"
             )
         return None
 

@@ -8,8 +8,10 @@ the step to send, and hold the next step to it:
 - a file the task names the text of that exists and has no line holding it;
 - a file the task renames that is still there, its new name not yet taken;
 - a file the task names that parsed when the turn began and does not now (`echo 'debug = true'
-  >> settings.toml` sets debug twice).
-The last three are said once a turn each: the model may have a reason, and the facts show the end.
+  >> settings.toml` sets debug twice);
+- a file the task appends a line to that lacks it or a line it began the turn with (the 0.5B
+  model wrote "4" under a blank line for "append the line fourth").
+The last four are said once a turn each: the model may have a reason, and the facts show the end.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 
 from agent.steps.schema import step_text
 from agent.steps.task_values import renamed_names, value_left
-from agent.steps.task_words import TASK_FILE, asked_text, write_call
+from agent.steps.task_words import TASK_FILE, appended_line, asked_text, write_call
 from tools.files import workspace_text
 from tools.formats import parse_error
 
@@ -32,14 +34,17 @@ class TaskEnd:
     def __init__(self, task: str, workspace: Path) -> None:
         self.task, self.workspace = task, workspace
         self._told: set[str] = set()
-        self._parsed = [n for n in TASK_FILE.findall(task) if self._error(n) is None]
+        named = TASK_FILE.findall(task)
+        self._parsed = [n for n in named if self._error(n) is None]
+        self._start = {n: workspace_text(workspace, n) for n in named}  # the turn's first texts
 
     def left(self) -> tuple[str, Held | None]:
         """The note on what the task's end still lacks ("" for nothing), and the step to hold."""
         note, edit = value_left(self.task, self.workspace)
         if note:
             return note, ("edit", edit) if edit else None
-        for found in (self._broken(), self._rename_left(), self._text_left()):
+        ends = (self._broken(), self._rename_left(), self._text_left(), self._append_left())
+        for found in ends:
             if found and found[0] not in self._told:
                 self._told.add(found[0])
                 return found
@@ -55,6 +60,22 @@ class TaskEnd:
             if error := self._error(name):
                 return f"\n[{name} no longer parses: {error}. Mend it.]", None
         return None
+
+    def _append_left(self) -> tuple[str, Held] | None:
+        if (found := appended_line(self.task)) is None:
+            return None
+        line, name = found
+        start, now = self._start.get(name), workspace_text(self.workspace, name)
+        if not start or now is None:
+            return None
+        lines = {kept.strip() for kept in now.splitlines()}
+        if line.strip() in lines and {kept.strip() for kept in start.splitlines()} <= lines:
+            return None
+        began = start.rstrip("\n")
+        want = f"{began}\n{line}\n"  # the file as it began, then the line
+        send = step_text("write", {"path": name, "content": want})
+        note = f"\n[{name} is not its text with {line!r} appended. Send: {send}]"
+        return note, ("write", {"path": name})
 
     def _rename_left(self) -> tuple[str, Held] | None:
         names = renamed_names(self.task)

@@ -271,21 +271,22 @@ def other_line(call: Call, ledger: ReadLedger) -> str | None:
     return None
 
 
+def only_adds(task: str) -> bool:
+    return bool(_ADDS.search(task)) and not _TAKES_OUT.search(task)
+
+
 def dropped_text(call: Call, task: str, ledger: ReadLedger) -> str | None:
     """Why an edit that takes text out of a file, in a task that only adds, is refused (with
     the edit that keeps it), or None: told to add multiply to math_utils.py, the 0.5B model
     replaced add with it."""
     args = call.arguments or {}
     old, new, path = args.get("old"), args.get("new"), args.get("path")
-    if call.name != "edit" or not _ADDS.search(task) or _TAKES_OUT.search(task):
+    if call.name != "edit" or not only_adds(task):
         return None
     if not (isinstance(old, str) and isinstance(new, str) and isinstance(path, str)):
         return None
-    if (
-        not old.strip()
-        or old.strip() in new
-        or old not in (workspace_text(ledger.workspace, path) or "")
-    ):
+    text = workspace_text(ledger.workspace, path) or ""
+    if not old.strip() or old.strip() in new or old not in text:
         return None
     kept = old.rstrip("\n")
     gap = "\n\n" if path.endswith(".py") else "\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 from agent.loop.agent import Agent
 from agent.model.scripted import ScriptedModel, text
 from agent.steps.habits import FIX_NOTE, REPEAT_NOTE, WRITTEN_NOTE, TurnWatch
-from tests.agent.loop_kit import Face, make_agent, offered, results
+from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results
 from tools.registry import ToolRegistry, default_registry
 
 FAIL = '{"name": "bash", "arguments": {"command": "python3 broken.py"}}'
@@ -81,7 +81,7 @@ async def test_a_write_keeping_none_of_a_files_lines_must_be_sent_twice(ws: Path
         '"def add(a, b):\\n    return a + b\\n\\n\\ndef mul(a, b):\\n    return a * b\\n"}}'
     )
     done = '{"name": "answer", "arguments": {"text": "Added mul."}}'
-    agent, _ = make_agent(
+    agent, model = make_agent(
         ws, [text(only_new), text(both), text(done), text(done)], tool_mode="constrained"
     )
     await agent.run_turn("add mul to m.py", Face())
@@ -92,6 +92,11 @@ async def test_a_write_keeping_none_of_a_files_lines_must_be_sent_twice(ws: Path
     step = json.dumps({"name": "write", "arguments": {"path": "m.py", "content": kept}})
     assert results(agent)[0].startswith("Error: this write would replace all of m.py")
     assert f"To add to the file, send: {step}" in results(agent)[0]
+    # The task only adds: nothing is to be replaced, and the next step's grammar holds the file
+    # (shown the step, the 0.5B model wrote add and mul twice over).
+    assert "send the same write again" not in results(agent)[0]
+    held = arguments_schema(model.requests[1], "write")
+    assert (held["path"]["const"], held["content"]["const"]) == ("m.py", kept)
     assert "def add" in (ws / "m.py").read_text() and "def mul" in (ws / "m.py").read_text()
 
 

@@ -150,3 +150,25 @@ async def test_a_command_that_breaks_a_named_file_is_not_the_end(ws: Path) -> No
     assert "answer" not in offered(model.requests[1])  # not the done-or-continue choice
     assert (ws / "settings.toml").read_text() == "name = 'app'\ndebug = true\n"
     assert finished.stop_reason == "done" and finished.facts.failed == []
+
+
+async def test_an_append_that_left_the_line_out_is_said_with_the_whole_file(ws: Path) -> None:
+    """For "append the line fourth", the 0.5B model put "4" under a blank line, and chose done."""
+    (ws / "notes.txt").write_text("first\nsecond\nthird\n")
+    want = "first\nsecond\nthird\nfourth\n"
+    replies = [
+        step("read", path="notes.txt"),
+        step("edit", path="notes.txt", old="third", new="third\n\n4"),
+        step("write", path="notes.txt", content=want),
+        DONE,
+        step("answer", text="Appended fourth to notes.txt."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("append the line fourth to notes.txt", Face())
+
+    send = step("write", path="notes.txt", content=want)
+    assert results(agent)[1].endswith(
+        f"[notes.txt is not its text with 'fourth' appended. Send: {send}]"
+    )
+    assert arguments_schema(model.requests[2], "write")["path"]["const"] == "notes.txt"
+    assert (ws / "notes.txt").read_text() == want
