@@ -90,8 +90,7 @@ class ConstrainedSteps(StepPolicy):
         self._after = AskedAfter("", ledger.workspace)  # a question after the change
         self._wrote = False  # a write or edit of this turn worked
         self._unchanged_aside = False  # an answer was set aside: the task's change not made
-        self._test = TaskTest("", ledger.workspace)  # the test the task names (task_test)
-        self._end = TaskEnd("", ledger.workspace)  # what the task says its files end as
+        self._test, self._end = TaskTest("", ledger.workspace), TaskEnd("", ledger.workspace)
 
     def system(self, prompt: str) -> str:
         return with_guide(prompt, STEP_GUIDE)
@@ -171,8 +170,9 @@ class ConstrainedSteps(StepPolicy):
 
     def refusal(self, call: Call) -> str | None:
         ledger = self.ledger
-        value = renamed_file(call, ledger.task, ledger.workspace)  # before the clobbering question
-        clobbering = None if value else ledger.clobbering_write(call)
+        undone = self._end.undoes(call)  # the task's end, met now, would be undone: refused
+        value = None if undone else renamed_file(call, ledger.task, ledger.workspace)
+        clobbering = undone or (None if value else ledger.clobbering_write(call))
         if value:
             self._next("bash", value[1])  # the mv the task asks for
         elif (value := value_edit_refusal(call, ledger.task, ledger.workspace)) and not clobbering:

@@ -12,6 +12,9 @@ the step to send, and hold the next step to it:
 - a file the task appends a line to that lacks it or a line it began the turn with (the 0.5B
   model wrote "4" under a blank line for "append the line fourth").
 The last four are said once a turn each: the model may have a reason, and the facts show the end.
+A file's text or append is not held to where the task asks for a change after it ("then ...").
+Once a file's text or append is as the task asks, a write or edit that would undo it is refused:
+the 0.5B model wrote notes.txt right, read it, then wrote the read's line numbers over it.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ import re
 import shlex
 from pathlib import Path
 
+from agent.model.reply import Call
 from agent.steps.schema import step_text
+from agent.steps.task_change import CHANGE_VERBS
 from agent.steps.task_values import renamed_names, value_left
 from agent.steps.task_words import TASK_FILE, appended_line, asked_text, write_call
 from tools.files import workspace_text
@@ -37,6 +42,9 @@ class TaskEnd:
         named = TASK_FILE.findall(task)
         self._parsed = [n for n in named if self._error(n) is None]
         self._start = {n: workspace_text(workspace, n) for n in named}  # the turn's first texts
+        # "create a.txt containing 1, then change it to 2": the end may be a later change's
+        later = re.search(r"\bthen\b(.*)", task, re.I | re.S)
+        self._later = bool(later and set(re.findall(r"[a-z]+", later[1].lower())) & CHANGE_VERBS)
 
     def left(self) -> tuple[str, Held | None]:
         """The note on what the task's end still lacks ("" for nothing), and the step to hold."""
@@ -50,6 +58,35 @@ class TaskEnd:
                 return found
         return "", None
 
+    def undoes(self, call: Call) -> str | None:
+        """Why this write or edit, which would undo the task's end where a file meets it now,
+        is refused; or None."""
+        args = call.arguments or {}
+        path, content = args.get("path"), args.get("content")
+        old, new = args.get("old"), args.get("new")
+        now = workspace_text(self.workspace, path) if isinstance(path, str) else None
+        if now is None or not isinstance(path, str) or self._later or not self._met(path, now):
+            return None
+        if call.name == "write" and isinstance(content, str):
+            after = content
+        elif call.name == "edit" and isinstance(old, str) and isinstance(new, str) and old:
+            after = now.replace(old, new, -1 if args.get("replace_all") else 1)
+        else:
+            return None
+        if self._met(path, after):
+            return None
+        undo = f"this {call.name} would undo it"
+        return f"{path} holds what the task asks now; {undo}. Take the next step, or answer"
+
+    def _met(self, path: str, text: str) -> bool:
+        """Whether ``text`` is the end the task names for ``path``: False where it names none."""
+        lines = {line.strip() for line in text.splitlines()}
+        appended = appended_line(self.task)
+        if appended and appended[1] == path and (start := self._start.get(path)):
+            return appended[0].strip() in lines and {s.strip() for s in start.splitlines()} <= lines
+        asked = asked_text(self.task, path, sure=True) if path in self._start else None
+        return asked is not None and asked.strip() in lines
+
     def _error(self, name: str) -> str | None:
         """The parse error of a file the task names; "" where it is missing."""
         text = workspace_text(self.workspace, name)
@@ -62,7 +99,7 @@ class TaskEnd:
         return None
 
     def _append_left(self) -> tuple[str, Held] | None:
-        if (found := appended_line(self.task)) is None:
+        if (found := appended_line(self.task)) is None or self._later:
             return None
         line, name = found
         start, now = self._start.get(name), workspace_text(self.workspace, name)
@@ -89,6 +126,8 @@ class TaskEnd:
         return f"\n[{source} is not renamed yet. Send: {send}]", ("bash", {"command": command})
 
     def _text_left(self) -> tuple[str, Held] | None:
+        if self._later:
+            return None
         names = [*TASK_FILE.findall(self.task), *_FILE_WORD.findall(self.task)]
         for name in dict.fromkeys(names):
             asked = asked_text(self.task, name, sure=True)

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from agent.loop.claims import doubts
 from agent.loop.facts import TurnFacts
+from agent.model.reply import Call
 from agent.model.scripted import text
+from agent.steps.task_end import TaskEnd
 from agent.steps.task_values import changed_value
 from agent.steps.task_words import asked_text
 from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
@@ -172,3 +174,37 @@ async def test_an_append_that_left_the_line_out_is_said_with_the_whole_file(ws: 
     )
     assert arguments_schema(model.requests[2], "write")["path"]["const"] == "notes.txt"
     assert (ws / "notes.txt").read_text() == want
+
+
+async def test_a_write_that_would_undo_the_tasks_end_is_refused(ws: Path) -> None:
+    """The 0.5B model appended fourth, read notes.txt, then wrote the read's line numbers."""
+    (ws / "notes.txt").write_text("first\nsecond\nthird\n")
+    numbers = step("write", path="notes.txt", content="1\n2\n3\n4\nfourth\n")
+    replies = [
+        step("bash", command="echo fourth >> notes.txt"),
+        step("read", path="notes.txt"),
+        numbers,
+        numbers,  # sent again, it is refused again: the end stays met
+        step("edit", path="notes.txt", old="fourth", new="fourth\nfifth"),  # keeps the end
+        step("answer", text="notes.txt has 5 lines."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    task = "append fourth to notes.txt and then tell me how many lines it has"
+    await agent.run_turn(task, Face())
+
+    refused = "Error: notes.txt holds what the task asks now; this write would undo it."
+    assert results(agent)[2].startswith(refused) and results(agent)[3].startswith(refused)
+    assert (ws / "notes.txt").read_text() == "first\nsecond\nthird\nfourth\nfifth\n"
+
+
+def test_a_later_change_the_task_asks_for_is_not_an_undo(ws: Path) -> None:
+    (ws / "a.txt").write_text("1\n")
+    write = Call(id="1", name="write", arguments={"path": "a.txt", "content": "2\n"})
+    assert TaskEnd("create a.txt containing 1, then change it to 2", ws).undoes(write) is None
+    assert TaskEnd("create a.txt containing 1, then run ls", ws).undoes(write) == (
+        "a.txt holds what the task asks now; this write would undo it. Take the next step, or "
+        "answer"
+    )
+    # Nor is its text said to be missing once the later change is made.
+    (ws / "a.txt").write_text("2\n")
+    assert TaskEnd("create a.txt containing 1, then change it to 2", ws).left() == ("", None)
