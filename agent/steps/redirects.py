@@ -23,7 +23,7 @@ from tools.files import workspace_text
 # `> file` and `1> file`, not `>>`, `2>`, `&>` or `>&2`
 _TARGET = re.compile(r"(?<![>&\d])1?>(?![>&])\s*([^\s;&|<>]+)")
 _ECHO = re.compile(r"^\s*(?:echo|printf)\s+(.+?)\s*(?<![\d&])1?>(?!>)", re.S)
-_APPENDS = re.compile(r"(?<![>&\d])1?>>\s*([^\s;&|<>]+)")
+APPENDS = re.compile(r"(?<![>&\d])1?>>\s*([^\s;&|<>]+)")
 _KEY = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]")
 
 
@@ -69,13 +69,13 @@ def repeated_append(call: Call, appended: set[str], task: str) -> str | None:
     command = appends(call)
     if command is None or command not in appended or re.search(r"\b(?:twice|again)\b", task):
         return None
-    target = _APPENDS.findall(command)[0]
+    target = APPENDS.findall(command)[0]
     return f"this ran already; again, it would add its text to {target} twice. Take the next step"
 
 
 def appends(call: Call) -> str | None:
     """The command, its spaces flattened, where it appends with ``>>``; else None."""
     command = (call.arguments or {}).get("command")
-    if call.name != "bash" or not isinstance(command, str) or not _APPENDS.search(command):
+    if call.name != "bash" or not isinstance(command, str) or not APPENDS.search(command):
         return None
     return " ".join(command.split())

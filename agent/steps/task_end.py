@@ -13,8 +13,9 @@ the step to send, and hold the next step to it:
   model wrote "4" under a blank line for "append the line fourth").
 The last four are said once a turn each: the model may have a reason, and the facts show the end.
 A file's text or append is not held to where the task asks for a change after it ("then ...").
-Once a file's text or append is as the task asks, a write or edit that would undo it is refused:
-the 0.5B model wrote notes.txt right, read it, then wrote the read's line numbers over it.
+Once a file's text or append is as the task asks (an append: that line and no other), a write,
+edit or `>>` that would undo it is refused: the 0.5B model appended fourth to notes.txt, read
+it, then wrote the read's line numbers over it, or echoed the read onto it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import shlex
 from pathlib import Path
 
 from agent.model.reply import Call
+from agent.steps.redirects import APPENDS
 from agent.steps.schema import step_text
 from agent.steps.task_change import CHANGE_VERBS
 from agent.steps.task_values import renamed_names, value_left
@@ -59,15 +61,19 @@ class TaskEnd:
         return "", None
 
     def undoes(self, call: Call) -> str | None:
-        """Why this write or edit, which would undo the task's end where a file meets it now,
-        is refused; or None."""
+        """Why this write, edit or `>>` append, which would undo the task's end where a file
+        meets it now, is refused; or None."""
         args = call.arguments or {}
         path, content = args.get("path"), args.get("content")
         old, new = args.get("old"), args.get("new")
+        appended = self._appended_onto(call)
+        path = appended or path
         now = workspace_text(self.workspace, path) if isinstance(path, str) else None
         if now is None or not isinstance(path, str) or self._later or not self._met(path, now):
             return None
-        if call.name == "write" and isinstance(content, str):
+        if appended:
+            after = now + "\n(a line more)"
+        elif call.name == "write" and isinstance(content, str):
             after = content
         elif call.name == "edit" and isinstance(old, str) and isinstance(new, str) and old:
             after = now.replace(old, new, -1 if args.get("replace_all") else 1)
@@ -78,14 +84,24 @@ class TaskEnd:
         undo = f"this {call.name} would undo it"
         return f"{path} holds what the task asks now; {undo}. Take the next step, or answer"
 
+    def _appended_onto(self, call: Call) -> str | None:
+        """The file a command appends a line to with `>>`, but the task's own line (sent again,
+        ``agent.steps.redirects`` says why not); or None."""
+        command = (call.arguments or {}).get("command") if call.name == "bash" else None
+        targets = APPENDS.findall(command) if isinstance(command, str) else []
+        asked = appended_line(self.task)
+        own = rf"""\becho\s+['"]?{re.escape(asked[0])}['"]?\s*>>""" if asked else None
+        if not targets or (own and re.search(own, str(command))):
+            return None
+        return str(targets[0])
+
     def _met(self, path: str, text: str) -> bool:
         """Whether ``text`` is the end the task names for ``path``: False where it names none."""
-        lines = {line.strip() for line in text.splitlines()}
         appended = appended_line(self.task)
         if appended and appended[1] == path and (start := self._start.get(path)):
-            return appended[0].strip() in lines and {s.strip() for s in start.splitlines()} <= lines
+            return _lines(text) == [*_lines(start), appended[0].strip()]  # that line, no other
         asked = asked_text(self.task, path, sure=True) if path in self._start else None
-        return asked is not None and asked.strip() in lines
+        return asked is not None and asked.strip() in _lines(text)
 
     def _error(self, name: str) -> str | None:
         """The parse error of a file the task names; "" where it is missing."""
@@ -144,3 +160,7 @@ class TaskEnd:
                 {"path": name},
             )
         return None
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]

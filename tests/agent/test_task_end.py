@@ -177,7 +177,8 @@ async def test_an_append_that_left_the_line_out_is_said_with_the_whole_file(ws: 
 
 
 async def test_a_write_that_would_undo_the_tasks_end_is_refused(ws: Path) -> None:
-    """The 0.5B model appended fourth, read notes.txt, then wrote the read's line numbers."""
+    """The 0.5B model appended fourth, read notes.txt, then wrote the read's line numbers, or
+    echoed the read onto the file."""
     (ws / "notes.txt").write_text("first\nsecond\nthird\n")
     numbers = step("write", path="notes.txt", content="1\n2\n3\n4\nfourth\n")
     replies = [
@@ -185,8 +186,9 @@ async def test_a_write_that_would_undo_the_tasks_end_is_refused(ws: Path) -> Non
         step("read", path="notes.txt"),
         numbers,
         numbers,  # sent again, it is refused again: the end stays met
-        step("edit", path="notes.txt", old="fourth", new="fourth\nfifth"),  # keeps the end
-        step("answer", text="notes.txt has 5 lines."),
+        step("bash", command="echo '1 first 2 second 3 third 4 fourth' >> notes.txt"),
+        step("answer", text="notes.txt has 4 lines."),  # set aside once: the last step failed
+        step("answer", text="notes.txt has 4 lines."),
     ]
     agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     task = "append fourth to notes.txt and then tell me how many lines it has"
@@ -194,7 +196,8 @@ async def test_a_write_that_would_undo_the_tasks_end_is_refused(ws: Path) -> Non
 
     refused = "Error: notes.txt holds what the task asks now; this write would undo it."
     assert results(agent)[2].startswith(refused) and results(agent)[3].startswith(refused)
-    assert (ws / "notes.txt").read_text() == "first\nsecond\nthird\nfourth\nfifth\n"
+    assert results(agent)[4].startswith(refused.replace("write", "bash"))  # the read echoed
+    assert (ws / "notes.txt").read_text() == "first\nsecond\nthird\nfourth\n"
 
 
 def test_a_later_change_the_task_asks_for_is_not_an_undo(ws: Path) -> None:
