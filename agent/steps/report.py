@@ -4,10 +4,10 @@ Empty words leave the last result as the answer, in beecode's words. Words the t
 contradict are asked for once more, and a second answer the facts still contradict is left out:
 the facts, which every face shows under it, are the answer. The request again carries no
 account of what was wrong: sent "[That does not match what happened: ...]", the 0.5B model
-answered with those words in every doubted turn of two task-set runs (34 of 34). Only a value
-beecode read goes with it, in a form that is an answer when copied: asked "what is the third
-line of notes.txt?", the model answered "3" (the line's number in the read it was shown);
-given "[notes.txt, line 3: 'third']", it answers from the file.
+answered with beecode's words in all 34 doubted answers of three task-set runs, most of them
+that request's. Only a value beecode read goes with it, in a form that is an answer when
+copied: asked "what is the third line of notes.txt?", the model answered "3" (the line's number
+in the read it was shown); given "[notes.txt, line 3: 'third']", it answers from the file.
 """
 
 from __future__ import annotations
