@@ -210,7 +210,7 @@ class ConstrainedSteps(StepPolicy):
         failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
         done_kind = kind == "edit" or result.meta.get("exit_code") == 0
         left, held = self._end.left() if done_kind and not failed else ("", None)
-        if left:  # the task's old value is still there, or its text or rename is not: not done
+        if left:  # the end the task names is not met yet (task_end): not the task's end
             note += left
             self._offer, done_kind = "tools", False
             self.watch.settled = False  # a repeat of the step that changed nothing: not done

@@ -8,6 +8,8 @@ step far better than it follows a description of one):
 - an edit that puts the new value in place of a line without the old one is refused;
 - after a step that worked, a file the task names that still holds the old value and not the new
   one is said so, and the step is not taken for the end of the task.
+A task that sets a key ("set port to 9090 in config.ini") names only the new value: the old one
+is the value the file gives the key.
 """
 
 from __future__ import annotations
