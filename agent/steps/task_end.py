@@ -41,9 +41,10 @@ class TaskEnd:
     def __init__(self, task: str, workspace: Path) -> None:
         self.task, self.workspace = task, workspace
         self._told: set[str] = set()
-        named = TASK_FILE.findall(task)
-        self._parsed = [n for n in named if self._error(n) is None]
-        self._start = {n: workspace_text(workspace, n) for n in named}  # the turn's first texts
+        self._start = {n: workspace_text(workspace, n) for n in TASK_FILE.findall(task)}
+        self._parsed = [  # the named files that parse as the turn begins: read once, above
+            n for n, text in self._start.items() if text is not None and not parse_error(n, text)
+        ]
         # "create a.txt containing 1, then change it to 2": the end may be a later change's
         later = re.search(r"\bthen\b(.*)", task, re.I | re.S)
         self._later = bool(later and set(re.findall(r"[a-z]+", later[1].lower())) & CHANGE_VERBS)
@@ -121,8 +122,8 @@ class TaskEnd:
         start, now = self._start.get(name), workspace_text(self.workspace, name)
         if not start or now is None:
             return None
-        lines = {kept.strip() for kept in now.splitlines()}
-        if line.strip() in lines and {kept.strip() for kept in start.splitlines()} <= lines:
+        lines = set(_lines(now))
+        if line.strip() in lines and set(_lines(start)) <= lines:
             return None
         began = start.rstrip("\n")
         want = f"{began}\n{line}\n"  # the file as it began, then the line
@@ -152,7 +153,7 @@ class TaskEnd:
                 continue
             if "\n" in asked.strip() and asked.strip() in held:
                 continue
-            if any(line.strip() == asked.strip() for line in held.splitlines()):
+            if asked.strip() in _lines(held):
                 continue
             send = write_call(name, asked)
             return f"\n[{name} does not hold {asked!r}; the task asks for: {send}]", (
