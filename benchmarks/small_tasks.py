@@ -6,7 +6,8 @@ error, run a command and report, commit). Anchors measured elsewhere on the same
 of 10, mini-swe-agent 0. Each task runs in a fresh scratch git repo with `beecode -p TASK
 --permission-mode yolo --output-format stream-json`; a check of the files (or the answer)
 decides success, never the exact wording, and the workspace is copied after each call, to count
-the tasks made worse: done at some point of the turn, not at its end.
+the tasks made worse: done at some point of the turn, not at its end, or worse than at its
+start (``_judging``).
 
     python benchmarks/small_tasks.py [--only NAME,...] [--reps 1] [--max-steps 12]
         [--temperature T] [--out FILE]
@@ -36,17 +37,7 @@ from _common import (
     scratch,
     served,
 )
-
-
-def run_py(ws: Path, name: str) -> str:
-    done = subprocess.run(
-        [sys.executable, name], cwd=ws, capture_output=True, text=True, timeout=30
-    )
-    return done.stdout.strip() if done.returncode == 0 else f"<exit {done.returncode}>"
-
-
-def git(ws: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=ws, capture_output=True, text=True).stdout.strip()
+from _judging import git, passes, run_py, worse_than_start
 
 
 @dataclass
@@ -56,6 +47,7 @@ class Task:
     check: Callable[[Path, dict[str, Any]], bool]  # (workspace, headless json result) -> done
     files: dict[str, str] = field(default_factory=dict)
     committed: bool = True  # False: the files are the uncommitted change the task is about
+    changes: tuple[str, ...] = ()  # start lines the task may rewrite, files it may move
 
 
 TASKS = [
@@ -87,18 +79,21 @@ TASKS = [
             and "host = localhost" in (ws / "config.ini").read_text()
         ),
         {"config.ini": "[server]\nhost = localhost\nport = 8080\n"},
+        changes=("port = 8080",),
     ),
     Task(
         "rename-function",
         "Rename the function foo to bar in utils.py",
         lambda ws, r: "foo" not in (ws / "utils.py").read_text() and run_py(ws, "utils.py") == "6",
         {"utils.py": "def foo(x):\n    return x * 2\n\n\nprint(foo(3))\n"},
+        changes=("def foo(x):", "print(foo(3))"),
     ),
     Task(
         "fix-syntax",
         "Fix the syntax error in broken.py",
         lambda ws, r: run_py(ws, "broken.py") == "5",
         {"broken.py": "def add(a, b)\n    return a + b\n\n\nprint(add(2, 3))\n"},
+        changes=("def add(a, b)",),
     ),
     Task(
         "run-report",
@@ -146,6 +141,7 @@ TASKS = [
         "Create a directory src and move app.py into it",
         lambda ws, r: (ws / "src" / "app.py").is_file() and not (ws / "app.py").exists(),
         {"app.py": "print('app')\n"},
+        changes=("app.py",),
     ),
 ]
 
@@ -209,13 +205,13 @@ def judged(
     ok = passes(task, ws, result)
     # Worse than an earlier state of the same turn: judged with the same answer, the workspace
     # as one of the turn's calls left it passed, and the final one does not.
-    earlier = [passes(task, state, result) for state in states]
+    earlier = [passes(task, state, result) for state in states]  # and the start: _made_worse
     shutil.rmtree(home / "states", ignore_errors=True)
     turns = result["turns"]
     return {
         **row,
         "ok": ok,
-        "made_worse": not ok and any(earlier),
+        "made_worse": not ok and (any(earlier) or worse_than_start(task.files, task.changes, ws)),
         "stop": result["stop_reason"],
         "steps": len(turns),
         "calls": [
@@ -255,13 +251,6 @@ def run_keeping_states(
                 proc.kill()
                 proc.wait()
     return result, states
-
-
-def passes(task: Task, ws: Path, result: dict[str, Any]) -> bool:
-    try:
-        return bool(task.check(ws, result))
-    except (OSError, subprocess.SubprocessError):
-        return False
 
 
 def main() -> int:

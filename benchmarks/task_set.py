@@ -5,9 +5,9 @@ stayed low: the tuning fit the ten. This set is fixed, and so is its split (``TU
 ``REPORTING`` below, chosen before any prompt or policy was changed against it): tune on the
 tuning half only, and publish the reporting half's figures. Besides the pass rate, each pass
 counts the turns whose answer beecode's facts contradict (``doubts`` in the json result), the
-tasks made worse (done at some point of the turn, not at its end; both targets 0) and the share
-of prompt tokens served from the server's cache. Each task runs as in ``small_tasks.py`` (a
-fresh scratch git repo, headless, yolo).
+tasks made worse (done at some point of the turn, not at its end, or worse than they began:
+``_judging``; both targets 0) and the share of prompt tokens served from the server's cache.
+Each task runs as in ``small_tasks.py`` (a fresh scratch git repo, headless, yolo).
 
     python benchmarks/task_set.py --half reporting [--reps 3] [--max-steps 12] [--out FILE]
 """
@@ -21,22 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from _common import header, main_guard, save, scratch, served, settings
+from _judging import git, run_py, said, tests_pass, text_is
 from small_tasks import TASKS as TEN
-from small_tasks import Task, attempt, git, run_py
-
-
-def text_is(name: str, want: str) -> Any:
-    return lambda ws, r: (ws / name).is_file() and (ws / name).read_text().strip() == want
-
-
-def said(*words: str) -> Any:
-    return lambda ws, r: r["stop_reason"] == "done" and all(w in r["result"] for w in words)
-
-
-def tests_pass(ws: Path, r: dict[str, Any]) -> bool:
-    done = subprocess.run([sys.executable, "test_calc.py"], cwd=ws, capture_output=True)
-    return done.returncode == 0
-
+from small_tasks import Task, attempt
 
 NOTES = {"notes.txt": "first\nsecond\nthird\n"}
 CALC = {
@@ -69,12 +56,14 @@ MORE = [
         "delete the line second from notes.txt",
         text_is("notes.txt", "first\nthird"),
         NOTES,
+        changes=("second",),
     ),
     Task(
         "delete-line-2",
         "remove the second line of notes.txt",
         text_is("notes.txt", "first\nthird"),
         NOTES,
+        changes=("second",),
     ),
     Task(
         "folder-1",
@@ -98,43 +87,56 @@ MORE = [
         "rename notes.txt to todo.txt",
         lambda ws, r: (ws / "todo.txt").is_file() and not (ws / "notes.txt").exists(),
         NOTES,
+        changes=("notes.txt",),
     ),
     Task(
         "rename-file-2",
         "change the name of the file notes.txt to list.txt",
         lambda ws, r: (ws / "list.txt").is_file() and not (ws / "notes.txt").exists(),
         NOTES,
+        changes=("notes.txt",),
     ),
-    Task("fix-test-1", "test_calc.py fails; fix calc.py so it passes", tests_pass, CALC),
+    Task(
+        "fix-test-1",
+        "test_calc.py fails; fix calc.py so it passes",
+        tests_pass,
+        CALC,
+        changes=("return x + 2",),
+    ),
     Task(
         "fix-test-2",
         "make python3 test_calc.py pass by fixing the bug in calc.py",
         tests_pass,
         CALC,
+        changes=("return x + 2",),
     ),
     Task(
         "config-2",
         "set port to 9090 in config.ini",
         lambda ws, r: settings(ws / "config.ini") == {"host": "localhost", "port": "9090"},
         {"config.ini": "[server]\nhost = localhost\nport = 8080\n"},
+        changes=("port = 8080",),
     ),
     Task(
         "config-3",
         "in settings.toml turn debug on (it is false now)",
         lambda ws, r: settings(ws / "settings.toml") == {"name": "'app'", "debug": "true"},
         {"settings.toml": "name = 'app'\ndebug = false\n"},
+        changes=("debug = false",),
     ),
     Task(
         "rename-fn-2",
         "in utils.py, call the function foo bar instead, everywhere",
         lambda ws, r: "foo" not in (ws / "utils.py").read_text() and run_py(ws, "utils.py") == "6",
         TEN_BY_NAME["rename-function"].files,
+        changes=TEN_BY_NAME["rename-function"].changes,
     ),
     Task(
         "fix-syntax-2",
         "broken.py does not run; repair it",
         lambda ws, r: run_py(ws, "broken.py") == "5",
         TEN_BY_NAME["fix-syntax"].files,
+        changes=TEN_BY_NAME["fix-syntax"].changes,
     ),
     Task("run-2", "what does python3 -c 'print(2**10)' print?", said("1024")),
     Task("run-3", "run echo $((3+4)) and tell me the output", said("7")),
@@ -166,6 +168,7 @@ MORE = [
         "put app.py into a new lib folder",
         lambda ws, r: (ws / "lib" / "app.py").is_file() and not (ws / "app.py").exists(),
         TEN_BY_NAME["move-file"].files,
+        changes=("app.py",),
     ),
     Task(
         "multi-1",
@@ -177,6 +180,7 @@ MORE = [
         "fix calc.py so test_calc.py passes, then commit with message 'fix'",
         lambda ws, r: tests_pass(ws, r) and git(ws, "log", "-1", "--format=%s") == "fix",
         CALC,
+        changes=("return x + 2",),
     ),
     Task(
         "multi-3",
