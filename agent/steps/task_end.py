@@ -15,7 +15,9 @@ The last four are said once a turn each: the model may have a reason, and the fa
 A file's text or append is not held to where the task asks for a change after it ("then ...").
 Once a file's text or append is as the task asks (an append: that line and no other), a write,
 edit or `>>` that would undo it is refused: the 0.5B model appended fourth to notes.txt, read
-it, then wrote the read's line numbers over it, or echoed the read onto it.
+it, then wrote the read's line numbers over it, or echoed the read onto it. A command that
+deletes a file the task names and does not delete, rename or move is refused every time: told
+to remove the second line of notes.txt, the model ran `rm notes.txt`.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from tools.formats import parse_error
 
 Held = tuple[str, dict[str, str]]  # the next step's tool and the arguments its grammar holds
 _FILE_WORD = re.compile(r"\bfile\s+([\w./-]*\w)", re.I)  # "into a new file VERSION"
+_DELETERS = {("rm",), ("unlink",), ("git", "rm")}
+_MOVES = re.compile(r"\b(?:move|mv|put|rename|change the name)\b", re.I)  # a cp, then rm
 
 
 class TaskEnd:
@@ -64,6 +68,8 @@ class TaskEnd:
     def undoes(self, call: Call) -> str | None:
         """Why this write, edit or `>>` append, which would undo the task's end where a file
         meets it now, is refused; or None."""
+        if deleted := self._deleted(call):
+            return f"the task does not ask to delete {deleted}; change its lines with edit"
         args = call.arguments or {}
         path, content = args.get("path"), args.get("content")
         old, new = args.get("old"), args.get("new")
@@ -84,6 +90,29 @@ class TaskEnd:
             return None
         undo = f"this {call.name} would undo it"
         return f"{path} holds what the task asks now; {undo}. Take the next step, or answer"
+
+    def _deleted(self, call: Call) -> str | None:
+        """The file the task names, not to delete, that this command deletes; or None."""
+        command = (call.arguments or {}).get("command") if call.name == "bash" else None
+        if not isinstance(command, str) or _MOVES.search(self.task):
+            return None
+        for part in re.split(r"&&|\|\||[;|&\n]", command):
+            try:
+                words = shlex.split(part)
+            except ValueError:
+                words = part.split()
+            cut = 2 if tuple(words[:2]) in _DELETERS else 1 if tuple(words[:1]) in _DELETERS else 0
+            for word in words[cut:] if cut else ():
+                name = word.removeprefix("./")
+                if self._start.get(name) is not None and not self._asks_deleting(name):
+                    return name
+        return None
+
+    def _asks_deleting(self, name: str) -> bool:
+        """Whether the task deletes this file itself: "delete notes.txt", "remove the file
+        notes.txt", not "remove the second line of notes.txt"."""
+        verb = r"\b(?:delete|remove|rm|erase|unlink|get rid of)\s+(?:the\s+)?(?:file\s+)?"
+        return bool(re.search(verb + re.escape(name), self.task, re.I))
 
     def _appended_onto(self, call: Call) -> str | None:
         """The file a command appends a line to with `>>`, but the task's own line (sent again,

@@ -211,3 +211,36 @@ def test_a_later_change_the_task_asks_for_is_not_an_undo(ws: Path) -> None:
     # Nor is its text said to be missing once the later change is made.
     (ws / "a.txt").write_text("2\n")
     assert TaskEnd("create a.txt containing 1, then change it to 2", ws).left() == ("", None)
+
+
+async def test_a_command_deleting_a_file_the_task_only_changes_is_refused(ws: Path) -> None:
+    """Told to remove the second line of notes.txt, the 0.5B model ran `rm notes.txt`, and the
+    turn answered "The task was completed successfully."."""
+    (ws / "notes.txt").write_text("first\nsecond\nthird\n")
+    replies = [
+        step("bash", command="rm notes.txt"),
+        step("bash", command="cd . && rm -f ./notes.txt"),  # sent again, in another form
+        step("edit", path="notes.txt", old="second\n", new=""),
+        DONE,
+        step("answer", text="Removed the line second."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("remove the second line of notes.txt", Face())
+
+    refused = "Error: the task does not ask to delete notes.txt; change its lines with edit"
+    assert results(agent)[0].startswith(refused) and results(agent)[1].startswith(refused)
+    assert (ws / "notes.txt").read_text() == "first\nthird\n"
+
+
+def test_a_file_the_task_deletes_renames_or_moves_may_go(ws: Path) -> None:
+    (ws / "notes.txt").write_text("first\n")
+    rm = Call(id="1", name="bash", arguments={"command": "git rm -q notes.txt"})
+    for task in (
+        "delete notes.txt",
+        "remove the file notes.txt",
+        "rename notes.txt to todo.txt",
+        "put notes.txt into a new old folder",
+    ):
+        assert TaskEnd(task, ws).undoes(rm) is None, task
+    assert TaskEnd("add a line to notes.txt", ws).undoes(rm) is not None
+    assert TaskEnd("remove the line first from a.txt", ws).undoes(rm) is None  # not named
