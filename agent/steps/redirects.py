@@ -4,8 +4,10 @@ The clobbering-write question (``ReadLedger.clobbering_write``) stops a write th
 a file's lines; a small model does the same through bash. Told to turn debug on in
 settings.toml, the 0.5B model ran `echo 'debug = true' > settings.toml`, and `name = 'app'` was
 gone. A command whose ``>`` (not ``>>``) replaces a file of the workspace that holds text is
-refused once, with the edit to send where the new line sets a key the file already has; the
-same command again goes through, since replacing it all may be meant. A command that appends
+refused once; the same command again goes through, since replacing it all may be meant. Where
+the new line sets a key the file already has, among others, the command is refused every time
+with the edit to send, unless the task asks for the file's whole text ("only", "overwrite"):
+the model sent its `echo 'debug = true' > settings.toml` twice. A command that appends
 with ``>>`` and worked is refused if sent again in the turn: told to append fourth and then
 count the lines, the model ran the same `echo fourth >> notes.txt` twice.
 """
@@ -25,6 +27,7 @@ _TARGET = re.compile(r"(?<![>&\d])1?>(?![>&])\s*([^\s;&|<>]+)")
 _ECHO = re.compile(r"^\s*(?:echo|printf)\s+(.+?)\s*(?<![\d&])1?>(?!>)", re.S)
 APPENDS = re.compile(r"(?<![>&\d])1?>>\s*([^\s;&|<>]+)")
 _KEY = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]")
+_WHOLE = re.compile(r"\b(?:only|just|overwrite|replace|nothing but)\b", re.I)  # all meant
 
 
 def clobbering_redirect(call: Call, ledger: ReadLedger) -> str | None:
@@ -34,10 +37,14 @@ def clobbering_redirect(call: Call, ledger: ReadLedger) -> str | None:
         return None
     for target in _TARGET.findall(command):
         text = workspace_text(ledger.workspace, target)
-        if not text or not text.strip() or not ledger.asked_once(call):
+        if not text or not text.strip():
             continue
         lines = len(text.splitlines())
         edit = _edit_step(command, target, text)
+        if edit and lines > 1 and not _WHOLE.search(ledger.task):  # one key's line, every time
+            return f"this command replaces all {lines} lines of {target}. Send: {edit}"
+        if not ledger.asked_once(call):
+            continue
         how = f"To change one line, send: {edit}. " if edit else "To add a line, use >>. "
         return (
             f"this command replaces all {lines} lines of {target}. {how}To replace it all, send "

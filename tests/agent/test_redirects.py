@@ -1,5 +1,5 @@
-"""A command that replaces a file's text with > is asked about once, in constrained mode, with
-the edit to send where its line sets a key the file has."""
+"""A command that replaces a file's text with > is asked about once, in constrained mode; where
+its line sets a key the file has among others, it is refused every time with the edit to send."""
 
 from __future__ import annotations
 
@@ -21,20 +21,34 @@ async def test_a_redirect_over_a_file_is_refused_with_the_edit(ws: Path) -> None
     """The 0.5B model ran `echo 'debug = true' > settings.toml`: name = 'app' was gone."""
     (ws / "settings.toml").write_text(SETTINGS)
     edit = {"path": "settings.toml", "old": "debug = false", "new": "debug = true"}
+    clobber = step("bash", command="echo 'debug = true' > settings.toml")
     replies = [
-        step("bash", command="echo 'debug = true' > settings.toml"),
+        clobber,
+        clobber,  # sent again, refused again: the model sent it twice and name was lost
         step("edit", **edit),
         DONE,
         step("answer", text="debug is now true."),
     ]
     agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     await agent.run_turn("in settings.toml turn debug on (it is false now)", Face())
-    assert results(agent)[0] == (
-        "Error: this command replaces all 2 lines of settings.toml. To change one line, send: "
-        f"{json.dumps({'name': 'edit', 'arguments': edit})}. To replace it all, send the same "
-        "command again"
+    refused = (
+        "Error: this command replaces all 2 lines of settings.toml. Send: "
+        f"{json.dumps({'name': 'edit', 'arguments': edit})}"
     )
+    assert results(agent)[0].startswith(refused) and results(agent)[1].startswith(refused)
     assert (ws / "settings.toml").read_text() == "name = 'app'\ndebug = true\n"
+
+
+def test_a_redirect_of_one_key_goes_through_where_the_task_asks_for_the_whole_text(
+    ws: Path,
+) -> None:
+    (ws / "settings.toml").write_text(SETTINGS)
+    ledger = ReadLedger(default_registry(), ws)
+    ledger.task = "overwrite settings.toml with debug = true"
+    call = Call("c", "bash", {"command": "echo 'debug = true' > settings.toml"})
+    asked = str(clobbering_redirect(call, ledger))
+    assert asked.endswith("To replace it all, send the same command again")
+    assert clobbering_redirect(call, ledger) is None
 
 
 async def test_the_same_redirect_again_goes_through(ws: Path) -> None:
