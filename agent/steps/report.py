@@ -1,6 +1,7 @@
 """A small model's closing words, checked before they are shown (``agent.steps.constrained``).
 
-Empty words leave the last result as the answer, in beecode's words. Words the turn's facts
+Empty words, or this request's own copied back, leave the last result as the answer, in
+beecode's words. Words the turn's facts
 contradict are asked for once more, and a second answer the facts still contradict is left out:
 the facts, which every face shows under it, are the answer. The request again carries no
 account of what was wrong: sent "[That does not match what happened: ...]", the 0.5B model
@@ -43,8 +44,10 @@ class Report:
         return again or REPORT_PROMPT
 
     def words(self, reply: Reply) -> str:
-        self._said_nothing = not reply.text.strip()
-        return reply.text.strip() or f"Last result: {self.last_result}"
+        """The closing words; the last result where they are none, or this request's own."""
+        said = reply.text.strip()
+        self._said_nothing = not said or _flat(REPORT_PROMPT) in _flat(said)
+        return f"Last result: {self.last_result}" if self._said_nothing else said
 
     def doubted(self, answer: str, doubts: list[str]) -> str:
         """The request that asks for the answer again, once a turn; "" for none (the answer is
@@ -67,3 +70,7 @@ class Report:
             answer = WITHHELD
         emit(TextDelta(answer))
         return answer, facts
+
+
+def _flat(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))

@@ -42,6 +42,15 @@ def test_beecodes_words_as_the_answer_are_not_sent_back() -> None:
     assert report.doubted("Last result: hi", ["the answer says x"]) == ""
 
 
+def test_the_report_request_copied_back_is_no_answer() -> None:
+    """Asked for its answer, a small model may send the request back as it."""
+    report = Report()
+    report.last_result = "first\nthird"
+    copied = Reply(text=f"Sure. {REPORT_PROMPT.upper()}")
+    assert report.words(copied) == "Last result: first\nthird"
+    assert report.words(Reply(text="Removed the line.")) == "Removed the line."
+
+
 async def test_no_answer_is_sent_back_from_the_last_step(ws: Path) -> None:
     """Sent back at the step limit, the turn would stop with no answer and no facts shown."""
     said = step("answer", text="Created README.md.")
