@@ -82,6 +82,8 @@ _NOTHING = re.compile(
     r"\bnothing (?:was |has been )?changed\b|\bno changes? (?:was |were |has been )?made\b", re.I
 )
 _COMMIT = re.compile(r"\bcommit", re.I)  # a commit changes no file in the workspace
+# ...but "Created README.md and added an initial commit" claims what a commit does not do
+_MADE = re.compile(r"\b(?:created|wrote|written|updated|changed|modified|edited|fixed)\b", re.I)
 # "The answer says 'three' instead of 'three'.": the shape of beecode's doubts, not an answer
 _OF_AN_ANSWER = re.compile(r"\bthe answer (?:says|names|repeats|claims|does not)\b", re.I)
 # The words of one of beecode's errors or hints, copied: a span this long is no coincidence.
@@ -131,7 +133,7 @@ def doubts(
     for sentence in sentences:
         if not _CHANGE.search(sentence) or _ADMITS.search(sentence):
             continue  # no claim of a change, or one said not to have happened
-        if committed and _COMMIT.search(sentence):
+        if committed and _COMMIT.search(sentence) and not _MADE.search(sentence):
             continue  # "Added README.md and committed it": the commit is the change
         names = _FILE.findall(sentence)
         for name in names:

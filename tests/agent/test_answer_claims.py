@@ -273,6 +273,11 @@ def test_a_committed_file_named_in_the_commit_sentence() -> None:
     assert doubts(said, TurnFacts(), []) == [
         "the answer names README.md, which this turn did not write"
     ]
+    # README.md was there, uncommitted: the 0.5B model said it made it.
+    made = "Created README.md and added an initial commit."
+    assert doubts(made, TurnFacts(commands=commit), []) == [
+        "the answer names README.md, which this turn did not write"
+    ]
 
 
 def test_a_line_of_a_file_quoted_wrong(tmp_path: Path) -> None:
