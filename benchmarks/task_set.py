@@ -26,6 +26,7 @@ from small_tasks import TASKS as TEN
 from small_tasks import Task, attempt
 
 NOTES = {"notes.txt": "first\nsecond\nthird\n"}
+FIX = ("def double(x):", "return x + 2")  # a fix may rewrite the function on one line
 CALC = {
     "calc.py": "def double(x):\n    return x + 2\n",
     "test_calc.py": "from calc import double\n\nassert double(4) == 8\nprint('ok')\n",
@@ -97,18 +98,14 @@ MORE = [
         changes=("notes.txt",),
     ),
     Task(
-        "fix-test-1",
-        "test_calc.py fails; fix calc.py so it passes",
-        tests_pass,
-        CALC,
-        changes=("return x + 2",),
+        "fix-test-1", "test_calc.py fails; fix calc.py so it passes", tests_pass, CALC, changes=FIX
     ),
     Task(
         "fix-test-2",
         "make python3 test_calc.py pass by fixing the bug in calc.py",
         tests_pass,
         CALC,
-        changes=("return x + 2",),
+        changes=FIX,
     ),
     Task(
         "config-2",
@@ -180,7 +177,7 @@ MORE = [
         "fix calc.py so test_calc.py passes, then commit with message 'fix'",
         lambda ws, r: tests_pass(ws, r) and git(ws, "log", "-1", "--format=%s") == "fix",
         CALC,
-        changes=("return x + 2",),
+        changes=FIX,
     ),
     Task(
         "multi-3",
