@@ -6,8 +6,9 @@ settings.toml, the 0.5B model ran `echo 'debug = true' > settings.toml`, and `na
 gone. A command whose ``>`` (not ``>>``) replaces a file of the workspace that holds text is
 refused once; the same command again goes through, since replacing it all may be meant. Where
 the new line sets a key the file already has, among others, the command is refused every time
-with the edit to send, unless the task asks for the file's whole text ("only", "overwrite"):
-the model sent its `echo 'debug = true' > settings.toml` twice. A command that appends
+with the edit to send (or that the file has that line), unless the task asks for the file's
+whole text ("only", "overwrite"): the model sent its `echo 'debug = true' > settings.toml`
+twice, then `echo 'debug = false' > settings.toml`. A command that appends
 with ``>>`` and worked is refused if sent again in the turn: told to append fourth and then
 count the lines, the model ran the same `echo fourth >> notes.txt` twice.
 """
@@ -40,9 +41,10 @@ def clobbering_redirect(call: Call, ledger: ReadLedger) -> str | None:
         if not text or not text.strip():
             continue
         lines = len(text.splitlines())
-        edit = _edit_step(command, target, text)
-        if edit and lines > 1 and not _WHOLE.search(ledger.task):  # one key's line, every time
-            return f"this command replaces all {lines} lines of {target}. Send: {edit}"
+        edit, there = _edit_step(command, target, text)
+        if (edit or there) and lines > 1 and not _WHOLE.search(ledger.task):  # every time
+            what = f"Send: {edit}" if edit else f"{target} has that line already"
+            return f"this command replaces all {lines} lines of {target}. {what}"
         if not ledger.asked_once(call):
             continue
         how = f"To change one line, send: {edit}. " if edit else "To add a line, use >>. "
@@ -53,21 +55,22 @@ def clobbering_redirect(call: Call, ledger: ReadLedger) -> str | None:
     return None
 
 
-def _edit_step(command: str, target: str, text: str) -> str | None:
-    """The edit of the line that sets the key an echoed line sets, or None."""
+def _edit_step(command: str, target: str, text: str) -> tuple[str | None, bool]:
+    """The edit of the line that sets the key an echoed line sets, or None; and whether the
+    file has the echoed line already (the model echoed `debug = false` over the file too)."""
     echoed = _ECHO.match(command)
     try:
         words = shlex.split(echoed.group(1)) if echoed else []
     except ValueError:
-        return None
+        return None, False
     new = " ".join(w for w in words if w not in ("-e", "-n"))
     key = _KEY.match(new)
     if key is None:
-        return None
+        return None, False
     old = [line for line in text.splitlines() if (k := _KEY.match(line)) and k[1] == key[1]]
     if len(old) != 1 or old[0].strip() == new.strip():
-        return None
-    return step_text("edit", {"path": target, "old": old[0], "new": new})
+        return None, len(old) == 1
+    return step_text("edit", {"path": target, "old": old[0], "new": new}), False
 
 
 def repeated_append(call: Call, appended: set[str], task: str) -> str | None:

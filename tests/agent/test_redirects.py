@@ -51,6 +51,17 @@ def test_a_redirect_of_one_key_goes_through_where_the_task_asks_for_the_whole_te
     assert clobbering_redirect(call, ledger) is None
 
 
+def test_a_redirect_of_a_line_the_file_has_is_refused_every_time(ws: Path) -> None:
+    """The 0.5B model echoed `debug = false` over settings.toml twice: name = 'app' was lost."""
+    (ws / "settings.toml").write_text(SETTINGS)
+    ledger = ReadLedger(default_registry(), ws)
+    ledger.task = "in settings.toml turn debug on (it is false now)"
+    call = Call("c", "bash", {"command": "echo 'debug = false' > settings.toml"})
+    refused = "this command replaces all 2 lines of settings.toml. settings.toml has that line"
+    assert str(clobbering_redirect(call, ledger)).startswith(refused)
+    assert str(clobbering_redirect(call, ledger)).startswith(refused)
+
+
 async def test_the_same_redirect_again_goes_through(ws: Path) -> None:
     (ws / "notes.txt").write_text("old\n")
     again = step("bash", command="echo new > notes.txt")
