@@ -16,6 +16,7 @@ policy may leave them out, ``StepPolicy.kept_answer``):
 - the task or its test said to fail where the turn's last test run passed;
 - a rename or move told backwards (its source created, or its target deleted, by the turn);
 - "nothing changed" said of a turn that changed files;
+- the task said done where it asks for a commit and none ran;
 - a line of a file quoted wrong, a line said removed that was not, a file said not to run after
   it ran (``agent.loop.claims_lines``);
 - a value or a line count claimed for a file the turn changed ("It is now true.", "notes.txt now
@@ -82,6 +83,12 @@ _NOTHING = re.compile(
     r"\bnothing (?:was |has been )?changed\b|\bno changes? (?:was |were |has been )?made\b", re.I
 )
 _COMMIT = re.compile(r"\bcommit", re.I)  # a commit changes no file in the workspace
+# "The task was completed successfully" of "fix calc.py ..., then commit" with no commit run
+_ALL_DONE = re.compile(
+    r"\b(?:task (?:is|was|has been) (?:completed|done|finished)|(?:completed|done) successfully)",
+    re.I,
+)
+_NO_COMMIT = re.compile(r"\b(?:not|n't|without|never|no)\s+commit", re.I)
 # ...but "Created README.md and added an initial commit" claims what a commit does not do
 _MADE = re.compile(r"\b(?:created|wrote|written|updated|changed|modified|edited|fixed)\b", re.I)
 # "The answer says 'three' instead of 'three'.": the shape of beecode's doubts, not an answer
@@ -143,6 +150,9 @@ def doubts(
             found.append(f"the answer claims a change ({sentence.strip()[:60]}); no file changed")
     found += _passed(sentences, facts) + _reversed(answer, facts) + _failed(sentences, facts)
     found += not_run_said(sentences, facts)
+    if _COMMIT.search(task) and not _NO_COMMIT.search(task) and not committed:
+        if _ALL_DONE.search(answer):
+            found.append("the answer says the task is done; it asks for a commit, and none ran")
     if facts.files and _NOTHING.search(answer):
         found.append(f"the answer says nothing changed; this turn changed {', '.join(facts.files)}")
     if not facts.files and _echoes(answer, task) and not _COMMIT.search(answer):

@@ -27,7 +27,10 @@ _LINE_IS = re.compile(
 )
 _LINE = re.compile(rf"\b{_WHICH}", re.I)
 _NAMED = re.compile(QUOTED_NAME)
-_REMOVED = re.compile(r"\b(?:removed|deleted)\b", re.I)
+# "has been updated to remove the second line": a claim too, said after the fact
+_REMOVED = re.compile(
+    r"\b(?:removed|deleted|(?:updated|changed|modified|edited) to (?:remove|delete))\b", re.I
+)
 _NOT_RUN = re.compile(
     r"\b(?:do(?:es)?n[o'’]?t|not|cannot|can['’]t|won['’]t|fails? to)\s+"
     r"(?:run|compile|work)\b(?![ \t]+[a-z])"  # not "does not run tests"

@@ -20,6 +20,7 @@ NOTES = "first\nsecond\nthird\n"
     [
         ("The notes.txt file has been updated with the second line removed.", True),
         ("I deleted line 3.", True),
+        ("The notes.txt file has been updated to remove the second line.", True),
         ("Removed the first line of notes.txt.", False),
         ("The first line was deleted.", False),
         ("The second line was not removed.", False),  # said not to have happened
