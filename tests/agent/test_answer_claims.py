@@ -266,35 +266,6 @@ def test_a_failure_told_after_the_test_passed() -> None:
     assert doubts(said, failing, ["AssertionError"]) == []
 
 
-def test_a_committed_file_named_in_the_commit_sentence() -> None:
-    commit = [CommandRun("git add -A && git commit -m 'first'", 0, "[main 1a2b3c4] first")]
-    said = "Added README.md and committed it with the message 'first'."
-    assert doubts(said, TurnFacts(commands=commit), []) == []
-    assert doubts(said, TurnFacts(), []) == [
-        "the answer names README.md, which this turn did not write"
-    ]
-    # README.md was there, uncommitted: the 0.5B model said it made it.
-    made = "Created README.md and added an initial commit."
-    assert doubts(made, TurnFacts(commands=commit), []) == [
-        "the answer names README.md, which this turn did not write"
-    ]
-
-
-def test_a_task_said_done_that_asks_for_a_commit_none_ran() -> None:
-    """multi-2: the test passed, no commit ran, and the 0.5B model said it was all done."""
-    task = "fix calc.py so test_calc.py passes, then commit with message 'fix'"
-    said = "The task was completed successfully. The test passed."
-    ran = [CommandRun("python3 test_calc.py", 0, "ok")]
-    facts = TurnFacts(changed=["calc.py"], commands=ran)
-    assert doubts(said, facts, ["ok"], task=task) == [
-        "the answer says the task is done; it asks for a commit, and none ran"
-    ]
-    commit = [*ran, CommandRun("git commit -am fix", 0, "[main 1a2b3c4] fix")]
-    done = TurnFacts(changed=["calc.py"], commands=commit)
-    assert doubts(said, done, ["ok"], task=task) == []
-    assert doubts(said, facts, ["ok"], task="fix calc.py; do not commit") == []
-
-
 def test_a_line_of_a_file_quoted_wrong(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("first\nsecond\nthird\n")
     facts = TurnFacts()

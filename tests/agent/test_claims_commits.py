@@ -1,0 +1,37 @@
+"""Answers about commits checked against the turn's facts: a commit changes no file, but a
+sentence that also says a file was made is checked, and a task that asks for a commit is not
+done without one."""
+
+from __future__ import annotations
+
+from agent.loop.claims import doubts
+from agent.loop.facts import CommandRun, TurnFacts
+
+
+def test_a_committed_file_named_in_the_commit_sentence() -> None:
+    commit = [CommandRun("git add -A && git commit -m 'first'", 0, "[main 1a2b3c4] first")]
+    said = "Added README.md and committed it with the message 'first'."
+    assert doubts(said, TurnFacts(commands=commit), []) == []
+    assert doubts(said, TurnFacts(), []) == [
+        "the answer names README.md, which this turn did not write"
+    ]
+    # README.md was there, uncommitted: the 0.5B model said it made it.
+    made = "Created README.md and added an initial commit."
+    assert doubts(made, TurnFacts(commands=commit), []) == [
+        "the answer names README.md, which this turn did not write"
+    ]
+
+
+def test_a_task_said_done_that_asks_for_a_commit_none_ran() -> None:
+    """multi-2: the test passed, no commit ran, and the 0.5B model said it was all done."""
+    task = "fix calc.py so test_calc.py passes, then commit with message 'fix'"
+    said = "The task was completed successfully. The test passed."
+    ran = [CommandRun("python3 test_calc.py", 0, "ok")]
+    facts = TurnFacts(changed=["calc.py"], commands=ran)
+    assert doubts(said, facts, ["ok"], task=task) == [
+        "the answer says the task is done; it asks for a commit, and none ran"
+    ]
+    commit = [*ran, CommandRun("git commit -am fix", 0, "[main 1a2b3c4] fix")]
+    done = TurnFacts(changed=["calc.py"], commands=commit)
+    assert doubts(said, done, ["ok"], task=task) == []
+    assert doubts(said, facts, ["ok"], task="fix calc.py; do not commit") == []
