@@ -63,7 +63,7 @@ class TestStreaming:
             app.main.clock.now += 2.0  # type: ignore[attr-defined]
             app.main.refresh_lines()
             assert line(app, "#throughput") == "~15.0 tok/s · 30 tok streaming"
-            assert "working (esc cancels)" in line(app, "#status")
+            assert line(app, "#status").startswith("working (esc cancels) · ")
 
     async def test_reasoning_is_collapsed_and_separate(self, workspace: Path) -> None:
         reply = [ReasoningPiece("think "), ReasoningPiece("hard"), *answer("answer")]

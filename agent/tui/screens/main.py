@@ -171,7 +171,8 @@ class MainScreen(Screen[None]):
             return  # the app closed as the turn ended (on the agent's thread): nothing to show
         if not self._finished_emitted:
             self.inbox.put(finished)
-        self.busy = False
+        # Not busy once the end is drawn (``_finish``): the answer queued before it is then on
+        # screen, and a user (or a test) who sees the turn idle sees all of it.
 
     def _emit(self, event: Event) -> None:
         """From the agent's thread."""
@@ -273,5 +274,6 @@ class MainScreen(Screen[None]):
         note = STOP_NOTES.get(finished.stop_reason)
         if note is not None:
             await self.conversation.note(*note)
+        self.busy = False
         self.refresh_lines()
         self.turns_finished += 1  # counted once drawn: the tests and benchmarks wait on it

@@ -41,6 +41,8 @@ class StatusLine(Static):
         busy: bool,
     ) -> None:
         parts: list[tuple[str, str] | str] = []
+        if busy:  # first: a long model name in a narrow terminal cuts off the line's end
+            parts.append(("working (esc cancels) · ", "$text-warning"))
         if facts is None:
             parts.append(("connecting…", "$text-warning"))
         else:
@@ -60,6 +62,4 @@ class StatusLine(Static):
             state_style = "$text-success" if server.state in ("up", "external") else "$text-error"
             parts.append((" · server ", "dim"))
             parts.append((server.state, state_style))
-        if busy:
-            parts.append((" · working (esc cancels)", "$text-warning"))
         self.update(Content.assemble(*parts))
