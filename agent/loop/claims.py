@@ -18,7 +18,7 @@ policy may leave them out, ``StepPolicy.kept_answer``):
 - "nothing changed" said of a turn that changed files;
 - the task said done where it asks for a commit and none ran;
 - a line of a file quoted wrong, a line said removed that was not, a file said not to run after
-  it ran (``agent.loop.claims_lines``);
+  it ran, a file named that is nowhere (``agent.loop.claims_lines``);
 - a value or a line count claimed for a file the turn changed ("It is now true.", "notes.txt now
   has four lines") that the file as it is now does not hold.
 """
@@ -29,7 +29,13 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.loop.claims_lines import QUOTED_NAME, line_said, not_run_said, removed_said
+from agent.loop.claims_lines import (
+    QUOTED_NAME,
+    line_said,
+    not_run_said,
+    nowhere_named,
+    removed_said,
+)
 from agent.loop.facts import TurnFacts
 from tools.files import workspace_text
 
@@ -159,6 +165,7 @@ def doubts(
         found.append("the answer repeats the task's words; this turn changed no file")
     if workspace is not None:
         found += _held(sentences, facts, workspace) + line_said(answer, workspace)
+        found += nowhere_named(sentences, facts, workspace, task + "\n".join(outputs), found)
         found += removed_said(sentences, facts, workspace, earlier) if earlier else []
     # Quoting an error to explain a failure is an account; the same words as a report are not.
     # A sentence that is beecode's words whole ("A step still fails: change the file to fix

@@ -3,12 +3,15 @@
 - a line said removed that the turn's change did not remove ("with the second line removed"
   after `sed -i '1d'`), read against the file as it was at the turn's checkpoint;
 - a file said not to run or to be broken where the turn's last run of it exited 0 ("broken.py
-  has 5 lines of code that do not run" after the fixed file ran).
+  has 5 lines of code that do not run" after the fixed file ran);
+- a file named that is nowhere: not in the workspace, the task or any result ("The error in
+  `shop.py` is ...": the guide's example file, in a turn about broken.py).
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +41,49 @@ _NOT_RUN = re.compile(
     re.I,
 )
 _BEFORE = re.compile(r"\b(?:first|before|then|until|was|were|had|at the start)\b", re.I)
+
+
+# A file's name as a small model copies one: lowercase, with an extension files have (not
+# "Node.js" or "os.path").
+_PLAIN_FILE = re.compile(
+    r"(?<![\w./-])([a-z0-9_][\w/-]*\.(?:py|txt|md|toml|ini|cfg|json|ya?ml|sh|csv|html|css|c|h|rs|go))"
+    r"(?![\w/-])"
+)
+
+_MAYBE = re.compile(r"\b(?:could|should|would|will|can|might|may|consider|suggest|if|want)\b", re.I)
+
+
+def nowhere_named(
+    sentences: list[str], facts: TurnFacts, workspace: Path, seen: str, doubted: list[str]
+) -> list[str]:
+    """Files the answer names that are not in the workspace, nor in ``seen`` (the task and the
+    turn's results), nor among the files the turn deleted, nor ``doubted`` already; not where
+    a sentence suggests one ("you could add tests/test_api.py")."""
+    found: list[str] = []
+    said = " ".join(s for s in sentences if not _MAYBE.search(s))
+    for name in dict.fromkeys(_PLAIN_FILE.findall(said)):
+        if name in seen or name in facts.deleted or _in_workspace(workspace, name):
+            continue
+        if any(f"names {name}," in d for d in doubted):
+            continue
+        found.append(f"the answer names {name}; no such file is in the workspace")
+    return found
+
+
+def _in_workspace(workspace: Path, name: str, most: int = 5000) -> bool:
+    """``name`` under the workspace, or its last part anywhere in the first ``most`` files of
+    it ("main.py" of src/main.py); hidden folders are left out."""
+    if (workspace / name).exists():
+        return True
+    base, seen = name.rsplit("/", 1)[-1], 0
+    for _top, dirs, files in os.walk(workspace):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        if base in files:
+            return True
+        seen += len(files)
+        if seen > most:
+            return True  # a workspace too large to look through: no doubt
+    return False
 
 
 def line_said(answer: str, workspace: Path) -> list[str]:

@@ -93,3 +93,34 @@ def test_a_line_said_added_is_read_in_the_file(tmp_path: Path) -> None:
     ]
     kept = "notes.txt has been updated with the line 'fourth'."
     assert doubts(kept, TurnFacts(changed=["notes.txt"]), [], workspace=tmp_path) == []
+
+
+def test_a_file_named_that_is_nowhere(tmp_path: Path) -> None:
+    """fix-syntax-2: "The error in `shop.py` is ...", the guide's example, of broken.py."""
+    (tmp_path / "broken.py").write_text("def add(a, b):\n    return a + b\n")
+    facts = TurnFacts(changed=["broken.py"])
+    said = "The error in `shop.py` is due to the missing colon."
+    assert doubts(said, facts, [], [], tmp_path) == [
+        "the answer names shop.py; no such file is in the workspace"
+    ]
+    assert doubts("The error in broken.py was fixed.", facts, [], [], tmp_path) == []
+    # Named by the task or a result, deleted by the turn, or suggested: no doubt.
+    assert doubts(said, facts, [], [], tmp_path, task="why does shop.py fail?") == []
+    assert doubts(said, facts, ["shop.py: not found"], [], tmp_path) == []
+    gone = TurnFacts(deleted=["shop.py"])
+    assert doubts("The error in shop.py is gone.", gone, [], [], tmp_path) == []
+    assert doubts("You could add tests/test_add.py next.", facts, [], [], tmp_path) == []
+    assert doubts("Node.js and os.path are not files.", facts, [], [], tmp_path) == []
+
+
+def test_a_file_named_by_its_last_part_is_somewhere(tmp_path: Path) -> None:
+    """ "main.py" of src/main.py is in the workspace; a name in a hidden folder is not looked for."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text("print(1)\n")
+    facts = TurnFacts(changed=["src/main.py"])
+    assert doubts("I updated main.py.", facts, [], [], tmp_path) == []
+    (tmp_path / ".cache").mkdir()
+    (tmp_path / ".cache" / "kept.py").write_text("")
+    assert doubts("The bug is in kept.py.", facts, [], [], tmp_path) == [
+        "the answer names kept.py; no such file is in the workspace"
+    ]
