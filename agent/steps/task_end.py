@@ -17,7 +17,8 @@ Once a file's text or append is as the task asks (an append: that line and no ot
 edit or `>>` that would undo it is refused: the 0.5B model appended fourth to notes.txt, read
 it, then wrote the read's line numbers over it, or echoed the read onto it. A command that
 deletes a file the task names and does not delete, rename or move is refused every time: told
-to remove the second line of notes.txt, the model ran `rm notes.txt`.
+to remove the second line of notes.txt, the model ran `rm notes.txt`. A line the task removes
+is held to that line (``agent.steps.task_cut``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from agent.model.reply import Call
 from agent.steps.redirects import APPENDS
 from agent.steps.schema import step_text
 from agent.steps.task_change import CHANGE_VERBS
+from agent.steps.task_cut import LineCut
 from agent.steps.task_values import renamed_names, value_left
 from agent.steps.task_words import TASK_FILE, appended_line, asked_text, write_call
 from tools.files import workspace_text
@@ -52,13 +54,15 @@ class TaskEnd:
         # "create a.txt containing 1, then change it to 2": the end may be a later change's
         later = re.search(r"\bthen\b(.*)", task, re.I | re.S)
         self._later = bool(later and set(re.findall(r"[a-z]+", later[1].lower())) & CHANGE_VERBS)
+        self._cut = LineCut(task, self._start)  # "remove the second line of notes.txt"
 
     def left(self) -> tuple[str, Held | None]:
         """The note on what the task's end still lacks ("" for nothing), and the step to hold."""
         note, edit = value_left(self.task, self.workspace)
         if note:
             return note, ("edit", edit) if edit else None
-        ends = (self._broken(), self._rename_left(), self._text_left(), self._append_left())
+        ends: list[tuple[str, Held | None] | None] = [self._broken(), self._rename_left()]
+        ends += [self._text_left(), self._append_left(), self._cut_left()]
         for found in ends:
             if found and found[0] not in self._told:
                 self._told.add(found[0])
@@ -71,6 +75,10 @@ class TaskEnd:
         if deleted := self._deleted(call):
             return f"the task does not ask to delete {deleted}; change its lines with edit"
         args = call.arguments or {}
+        if call.name == "bash" and isinstance(args.get("command"), str) and self._cut.name:
+            now = workspace_text(self.workspace, self._cut.name)
+            if cut := self._cut.refused(args["command"], now):
+                return cut
         path, content = args.get("path"), args.get("content")
         old, new = args.get("old"), args.get("new")
         appended = self._appended_onto(call)
@@ -159,6 +167,11 @@ class TaskEnd:
         send = step_text("write", {"path": name, "content": want})
         note = f"\n[{name} is not its text with {line!r} appended. Send: {send}]"
         return note, ("write", {"path": name})
+
+    def _cut_left(self) -> tuple[str, Held] | None:
+        name = self._cut.name
+        note = self._cut.left(workspace_text(self.workspace, name)) if name else ""
+        return (note, ("write", {"path": name})) if note else None
 
     def _rename_left(self) -> tuple[str, Held] | None:
         names = renamed_names(self.task)

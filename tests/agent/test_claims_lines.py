@@ -114,7 +114,7 @@ def test_a_file_named_that_is_nowhere(tmp_path: Path) -> None:
 
 
 def test_a_file_named_by_its_last_part_is_somewhere(tmp_path: Path) -> None:
-    """ "main.py" of src/main.py is in the workspace; a name in a hidden folder is not looked for."""
+    """A name's last part (main.py of src/main.py) is looked for; hidden folders are not."""
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "main.py").write_text("print(1)\n")
     facts = TurnFacts(changed=["src/main.py"])
