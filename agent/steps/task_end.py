@@ -18,7 +18,8 @@ edit or `>>` that would undo it is refused: the 0.5B model appended fourth to no
 it, then wrote the read's line numbers over it, or echoed the read onto it. A command that
 deletes a file the task names and does not delete, rename or move is refused every time: told
 to remove the second line of notes.txt, the model ran `rm notes.txt`. A line the task removes
-is held to that line (``agent.steps.task_cut``).
+is held to that line (``agent.steps.task_cut``); a file the task runs, to its run
+(``agent.steps.task_run``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from agent.steps.redirects import APPENDS
 from agent.steps.schema import step_text
 from agent.steps.task_change import CHANGE_VERBS
 from agent.steps.task_cut import LineCut
+from agent.steps.task_run import RunLeft
 from agent.steps.task_values import renamed_names, value_left
 from agent.steps.task_words import TASK_FILE, appended_line, asked_text, write_call
 from tools.files import workspace_text
@@ -55,6 +57,7 @@ class TaskEnd:
         later = re.search(r"\bthen\b(.*)", task, re.I | re.S)
         self._later = bool(later and set(re.findall(r"[a-z]+", later[1].lower())) & CHANGE_VERBS)
         self._cut = LineCut(task, self._start)  # "remove the second line of notes.txt"
+        self._run = RunLeft(task, TASK_FILE.findall(task))  # "..., then run it"
 
     def left(self) -> tuple[str, Held | None]:
         """The note on what the task's end still lacks ("" for nothing), and the step to hold."""
@@ -63,6 +66,7 @@ class TaskEnd:
             return note, ("edit", edit) if edit else None
         ends: list[tuple[str, Held | None] | None] = [self._broken(), self._rename_left()]
         ends += [self._text_left(), self._append_left(), self._cut_left()]
+        ends += [None if self._later else self._run.left(self.workspace)]
         for found in ends:
             if found and found[0] not in self._told:
                 self._told.add(found[0])
@@ -71,7 +75,8 @@ class TaskEnd:
 
     def undoes(self, call: Call) -> str | None:
         """Why this write, edit or `>>` append, which would undo the task's end where a file
-        meets it now, is refused; or None."""
+        meets it now, is refused; or None. Every call of the turn comes here."""
+        self._run.saw(call)
         if deleted := self._deleted(call):
             return f"the task does not ask to delete {deleted}; change its lines with edit"
         args = call.arguments or {}
