@@ -50,7 +50,12 @@ _PLAIN_FILE = re.compile(
     r"(?![\w/-])"
 )
 
-_MAYBE = re.compile(r"\b(?:could|should|would|will|can|might|may|consider|suggest|if|want)\b", re.I)
+# A file suggested, or said not to be there ("there is no requirements.txt"): no claim it is.
+_MAYBE = re.compile(
+    r"\b(?:could|should|would|will|can|might|may|consider|suggest|if|want|no|not|without"
+    r"|lacks?|none|never)\b|n't\b",  # not "missing": "the missing colon in shop.py"
+    re.I,
+)
 
 
 def nowhere_named(

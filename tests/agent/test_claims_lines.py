@@ -110,6 +110,7 @@ def test_a_file_named_that_is_nowhere(tmp_path: Path) -> None:
     gone = TurnFacts(deleted=["shop.py"])
     assert doubts("The error in shop.py is gone.", gone, [], [], tmp_path) == []
     assert doubts("You could add tests/test_add.py next.", facts, [], [], tmp_path) == []
+    assert doubts("There is no requirements.txt here.", facts, [], [], tmp_path) == []
     assert doubts("Node.js and os.path are not files.", facts, [], [], tmp_path) == []
 
 
