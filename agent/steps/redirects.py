@@ -6,7 +6,8 @@ settings.toml, the 0.5B model ran `echo 'debug = true' > settings.toml`, and `na
 gone. A command whose ``>`` (not ``>>``) replaces a file of the workspace that holds text is
 refused once; the same command again goes through, since replacing it all may be meant. Where
 the new line sets a key the file already has, among others, the command is refused every time
-with the edit to send (or that the file has that line), unless the task asks for the file's
+with the edit to send, which the next step is held to (where the line is the file's already, the
+task's edit, else that the file has that line), unless the task asks for the file's
 whole text ("only", "overwrite"): the model sent its `echo 'debug = true' > settings.toml`
 twice, then `echo 'debug = false' > settings.toml`. A command that appends
 with ``>>`` and worked is refused if sent again in the turn: told to append fourth and then
@@ -21,6 +22,7 @@ import shlex
 from agent.model.reply import Call
 from agent.steps.habits import ReadLedger
 from agent.steps.schema import step_text
+from agent.steps.task_values import value_edit
 from tools.files import workspace_text
 
 # `> file` and `1> file`, not `>>`, `2>`, `&>` or `>&2`
@@ -41,8 +43,14 @@ def clobbering_redirect(call: Call, ledger: ReadLedger) -> str | None:
         if not text or not text.strip():
             continue
         lines = len(text.splitlines())
-        edit, there = _edit_step(command, target, text)
+        args, there = _edit_args(command, target, text)
+        if there:  # the line echoed is the file's already: the task's edit, where it names one
+            args = value_edit(ledger.task, ledger.workspace)
+        edit = step_text("edit", args) if args else None
         if (edit or there) and lines > 1 and not _WHOLE.search(ledger.task):  # every time
+            # The next step is that edit, held by its grammar: sent the edit in words only,
+            # the 0.5B model echoed again, and copied the words into its command.
+            ledger.pin = ("edit", args) if args else ledger.pin
             what = f"Send: {edit}" if edit else f"{target} has that line already"
             return f"this command replaces all {lines} lines of {target}. {what}"
         if not ledger.asked_once(call):
@@ -55,7 +63,7 @@ def clobbering_redirect(call: Call, ledger: ReadLedger) -> str | None:
     return None
 
 
-def _edit_step(command: str, target: str, text: str) -> tuple[str | None, bool]:
+def _edit_args(command: str, target: str, text: str) -> tuple[dict[str, str] | None, bool]:
     """The edit of the line that sets the key an echoed line sets, or None; and whether the
     file has the echoed line already (the model echoed `debug = false` over the file too)."""
     echoed = _ECHO.match(command)
@@ -70,7 +78,7 @@ def _edit_step(command: str, target: str, text: str) -> tuple[str | None, bool]:
     old = [line for line in text.splitlines() if (k := _KEY.match(line)) and k[1] == key[1]]
     if len(old) != 1 or old[0].strip() == new.strip():
         return None, len(old) == 1
-    return step_text("edit", {"path": target, "old": old[0], "new": new}), False
+    return {"path": target, "old": old[0], "new": new}, False
 
 
 def repeated_append(call: Call, appended: set[str], task: str) -> str | None:

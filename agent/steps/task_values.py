@@ -40,6 +40,13 @@ _SET = re.compile(
     rf"\b(?:set|change|make)\s+(?:the\s+)?([\w.-]+)\s+to\s+{_VALUE}(?=[\s,;]|\.?$|\.\s)", re.I
 )
 
+# "turn debug on", "switch verbose off", "enable debug", "disable the cache"
+_SWITCH = re.compile(
+    r"\b(enable|disable)\s+(?:the\s+)?([\w.-]+)|\b(?:turn|switch)\s+(?:the\s+)?([\w.-]+)\s+(on|off)\b",
+    re.I,
+)
+_ON_OFF = [("true", "false"), ("on", "off"), ("yes", "no"), ("1", "0"), ("enabled", "disabled")]
+
 
 def renamed_names(task: str) -> tuple[str, str] | None:
     """The file a task renames and its new name ("rename a.txt to b.txt"), or None."""
@@ -72,19 +79,31 @@ def changed_value(task: str, workspace: Path | None = None) -> tuple[str, str] |
         old, new = [g for g in found.groups() if g is not None]
     elif workspace is not None and (found := _SET.search(task)):
         key, new = found.group(1), next(g for g in found.groups()[1:] if g is not None)
-        setting = re.compile(rf"\s*{re.escape(key)}\s*[=:]\s*['\"]?(.*?)['\"]?\s*$", re.I)
-        olds = {
-            m.group(1)
-            for name in TASK_FILE.findall(task)
-            for line in (workspace_text(workspace, name) or "").splitlines()
-            if (m := setting.fullmatch(line)) and m.group(1)
-        }
-        if len(olds) != 1:
+        if (old := _old_value(task, workspace, key)) is None:
             return None
-        old = olds.pop()
+    elif workspace is not None and (found := _SWITCH.search(task)):
+        key, on = found.group(2) or found.group(3), (found.group(1) or found.group(4)).lower()
+        old = _old_value(task, workspace, key)
+        pair = next((p for p in _ON_OFF if old and old.lower() in p), None)
+        if old is None or pair is None:
+            return None  # not a switch the file holds: which word is "on" is not known
+        new = pair[0] if on in ("on", "enable") else pair[1]
+        new = new.capitalize() if old[:1].isupper() else new  # Python's True, YAML's True
     else:
         return None
-    return (old, new) if old != new else None
+    return (old, new) if old.lower() != new.lower() else None
+
+
+def _old_value(task: str, workspace: Path, key: str) -> str | None:
+    """The one value the files the task names give ``key``, or None."""
+    setting = re.compile(rf"\s*{re.escape(key)}\s*[=:]\s*['\"]?(.*?)['\"]?\s*$", re.I)
+    olds = {
+        m.group(1)
+        for name in TASK_FILE.findall(task)
+        for line in (workspace_text(workspace, name) or "").splitlines()
+        if (m := setting.fullmatch(line)) and m.group(1)
+    }
+    return olds.pop() if len(olds) == 1 else None
 
 
 def value_edit_refusal(call: Call, task: str, workspace: Path) -> tuple[str, dict[str, str]] | None:
@@ -128,6 +147,20 @@ def value_left(task: str, workspace: Path) -> tuple[str, dict[str, str] | None]:
         if edit and held is None:
             held = {"path": name, "old": edit["old"]}
     return "".join(notes), held
+
+
+def value_edit(task: str, workspace: Path) -> dict[str, str] | None:
+    """The whole edit that sets the task's new value in the first file it names that holds the
+    old one; or None."""
+    values = changed_value(task, workspace)
+    if values is None:
+        return None
+    before, after = values
+    for name in dict.fromkeys(TASK_FILE.findall(task)):
+        text = workspace_text(workspace, name)
+        if text is not None and _holds(text, before) and not _holds(text, after):
+            return _edit_args(workspace, name, before, after)
+    return None
 
 
 def _edit_args(workspace: Path, path: str, before: str, after: str) -> dict[str, str] | None:

@@ -10,7 +10,7 @@ from agent.model.reply import Call
 from agent.model.scripted import text
 from agent.steps.habits import ReadLedger
 from agent.steps.redirects import clobbering_redirect, repeated_append
-from tests.agent.loop_kit import Face, make_agent, results, step
+from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 from tools.registry import default_registry
 
 DONE = '"done"'
@@ -29,8 +29,10 @@ async def test_a_redirect_over_a_file_is_refused_with_the_edit(ws: Path) -> None
         DONE,
         step("answer", text="debug is now true."),
     ]
-    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
     await agent.run_turn("in settings.toml turn debug on (it is false now)", Face())
+    assert offered(model.requests[1]) == {"edit"}  # the step after the refusal: that edit
+    assert arguments_schema(model.requests[1], "edit")["new"]["const"] == "debug = true"
     refused = (
         "Error: this command replaces all 2 lines of settings.toml. Send: "
         f"{json.dumps({'name': 'edit', 'arguments': edit})}"
@@ -57,9 +59,16 @@ def test_a_redirect_of_a_line_the_file_has_is_refused_every_time(ws: Path) -> No
     ledger = ReadLedger(default_registry(), ws)
     ledger.task = "in settings.toml turn debug on (it is false now)"
     call = Call("c", "bash", {"command": "echo 'debug = false' > settings.toml"})
-    refused = "this command replaces all 2 lines of settings.toml. settings.toml has that line"
-    assert str(clobbering_redirect(call, ledger)).startswith(refused)
-    assert str(clobbering_redirect(call, ledger)).startswith(refused)
+    edit = {"path": "settings.toml", "old": "debug = false", "new": "debug = true"}
+    refused = "this command replaces all 2 lines of settings.toml. Send: " + json.dumps(
+        {"name": "edit", "arguments": edit}
+    )
+    assert clobbering_redirect(call, ledger) == refused  # the task's edit, the line echoed
+    assert ledger.pin == ("edit", edit)  # the next step is held to it
+    assert clobbering_redirect(call, ledger) == refused
+    ledger.task = "in settings.toml keep debug as it is"  # no edit the task names
+    said = "this command replaces all 2 lines of settings.toml. settings.toml has that line"
+    assert str(clobbering_redirect(call, ledger)).startswith(said)
 
 
 async def test_the_same_redirect_again_goes_through(ws: Path) -> None:

@@ -24,6 +24,20 @@ def test_the_values_a_task_names() -> None:
     assert changed_value("from 1 to 1") is None
 
 
+def test_a_switch_a_task_turns_takes_the_words_of_its_file(tmp_path: Path) -> None:
+    """config-3: "turn debug on (it is false now)"; on and off in the file's own words."""
+    (tmp_path / "a.toml").write_text("name = 'app'\ndebug = false\n")
+    (tmp_path / "b.py").write_text("VERBOSE = True\ncache = 'on'\n")
+    assert changed_value("in a.toml turn debug on (it is false now)", tmp_path) == (
+        "false",
+        "true",
+    )
+    assert changed_value("switch VERBOSE off in b.py", tmp_path) == ("True", "False")
+    assert changed_value("disable the cache in b.py", tmp_path) == ("on", "off")
+    assert changed_value("enable the cache in b.py", tmp_path) is None  # on already
+    assert changed_value("turn name on in a.toml", tmp_path) is None  # 'app' is no switch
+
+
 async def test_an_edit_of_the_wrong_line_is_refused_with_the_right_one(ws: Path) -> None:
     """The 0.5B model put 9090 in place of the host's value, one line above the port."""
     (ws / "config.ini").write_text(CONFIG)
