@@ -10,6 +10,7 @@ neither.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,14 @@ def run_py(ws: Path, name: str) -> str:
         [sys.executable, name], cwd=ws, capture_output=True, text=True, timeout=30
     )
     return done.stdout.strip() if done.returncode == 0 else f"<exit {done.returncode}>"
+
+
+def runs_and_prints(ws: Path, name: str, out: str) -> bool:
+    """The file is executable, and run as ``./name`` exits 0 printing ``out``."""
+    if not (ws / name).is_file() or not os.access(ws / name, os.X_OK):
+        return False
+    done = subprocess.run([f"./{name}"], cwd=ws, capture_output=True, text=True, timeout=30)
+    return done.returncode == 0 and done.stdout.strip() == out
 
 
 def git(ws: Path, *args: str) -> str:

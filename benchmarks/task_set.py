@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import header, main_guard, save, scratch, served, settings
-from _judging import git, run_py, said, tests_pass, text_is
+from _judging import git, run_py, runs_and_prints, said, tests_pass, text_is
 from small_tasks import TASKS as TEN
 from small_tasks import Task, attempt
 
@@ -190,7 +190,8 @@ MORE = [
     Task(
         "multi-4",
         "create hello.sh that echoes hi, make it executable and run it",
-        lambda ws, r: (ws / "hello.sh").is_file() and said("hi")(ws, r),
+        # Executable and run: a turn that only wrote it, or ran `cat hello.sh`, is not done.
+        lambda ws, r: runs_and_prints(ws, "hello.sh", "hi") and said("hi")(ws, r),
     ),
 ]
 TASKS = {t.name: t for t in [*TEN, *MORE]}

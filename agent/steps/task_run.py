@@ -1,6 +1,7 @@
 """A file the task asks to run ("create hello.sh that echoes hi, make it executable and run
-it") that no command of the turn ran: said once, with the command to send. The 0.5B model wrote
-hello.sh, ran `chmod +x hello.sh` and answered, the run never made.
+it") that no command of the turn ran: said once, with the command to send, and first its chmod
+where the task makes it executable. The 0.5B model wrote hello.sh, ran `chmod +x hello.sh` and
+answered, the run never made; or wrote it, ran `cat hello.sh` and answered.
 """
 
 from __future__ import annotations
@@ -48,8 +49,11 @@ class RunLeft:
         if not self.name or self._ran or not path.is_file():
             return None
         executable = os.access(path, os.X_OK)
-        if self._executable and not executable:
-            return None  # the chmod comes first: the missing-file notes ask for it again
+        if self._executable and not executable:  # the chmod comes first
+            chmod = f"chmod +x {shlex.quote(self.name)}"
+            send = step_text("bash", {"command": chmod})
+            note = f"\n[{self.name} is not executable yet; the task makes it so. Send: {send}]"
+            return note, ("bash", {"command": chmod})
         runner = "" if executable else _RUNNERS[path.suffix] + " "
         command = f"{runner}{'' if runner else './'}{shlex.quote(self.name)}"
         send = step_text("bash", {"command": command})

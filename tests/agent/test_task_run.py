@@ -39,7 +39,9 @@ def test_a_file_not_run_yet_is_said_with_the_run_to_send(tmp_path: Path) -> None
 def test_a_file_the_task_makes_executable_is_run_once_it_is(tmp_path: Path) -> None:
     run = RunLeft(TASK, ["hello.sh"])
     (tmp_path / "hello.sh").write_text("echo hi\n")
-    assert run.left(tmp_path) is None  # the chmod comes first
+    chmod = run.left(tmp_path)  # the chmod comes first
+    assert chmod is not None and chmod[1] == ("bash", {"command": "chmod +x hello.sh"})
+    assert chmod[0].startswith("\n[hello.sh is not executable yet; the task makes it so.")
     (tmp_path / "hello.sh").chmod(0o755)
     assert run.left(tmp_path) == (
         "\n[hello.sh has not run yet; the task runs it. Send: "
