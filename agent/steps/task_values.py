@@ -91,7 +91,7 @@ def changed_value(task: str, workspace: Path | None = None) -> tuple[str, str] |
         new = new.capitalize() if old[:1].isupper() else new  # Python's True, YAML's True
     else:
         return None
-    return (old, new) if old.lower() != new.lower() else None
+    return (old, new) if old != new else None
 
 
 def _old_value(task: str, workspace: Path, key: str) -> str | None:
