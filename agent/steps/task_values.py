@@ -107,7 +107,8 @@ def _old_value(task: str, workspace: Path, key: str) -> str | None:
 
 
 def value_edit_refusal(call: Call, task: str, workspace: Path) -> tuple[str, dict[str, str]] | None:
-    """Why this edit, which puts the task's new value in place of text without the old one, is
+    """Why this edit, whose old lacks the value the task changes while it puts the new value in
+    place or edits the line that holds the old one (config-3: old "debug", new "False"), is
     refused, and the edit's path and old to hold the next step to (asked once, the 0.5B model
     sent the same edit three times); or None."""
     args = call.arguments or {}
@@ -118,10 +119,8 @@ def value_edit_refusal(call: Call, task: str, workspace: Path) -> tuple[str, dic
     if not (isinstance(old, str) and isinstance(new, str)):
         return None
     before, after = values
-    if _holds(old, before) or not _holds(new, after):
-        return None
-    edit = _edit_args(workspace, path, before, after)
-    if edit is None:
+    edit = None if _holds(old, before) else _edit_args(workspace, path, before, after)
+    if edit is None or not (_holds(new, after) or (old.strip() and old.strip() in edit["old"])):
         return None
     send = step_text("edit", edit)
     why = f"old {old.strip()!r} does not hold {before!r}, which the task changes. Send: {send}"

@@ -110,3 +110,43 @@ async def test_an_edit_in_a_task_that_renames_the_file_is_refused_with_the_mv(ws
     assert offered(model.requests[1]) == {"bash"}
     assert arguments_schema(model.requests[1], "bash")["command"]["const"] == mv
     assert (ws / "todo.txt").read_text() == "first\nsecond\n" and not (ws / "notes.txt").exists()
+
+
+async def test_an_edit_of_the_key_without_its_value_is_refused_with_the_edit(ws: Path) -> None:
+    """config-3: told to turn debug on, the 0.5B model replaced the key itself, "debug", with
+    "False" in every place: the line's key, not its value. Refused, with the edit that sets it."""
+    (ws / "settings.toml").write_text("name = 'app'\ndebug = false\n")
+    right = step("edit", path="settings.toml", old="debug = false", new="debug = true")
+    replies = [
+        step("edit", path="settings.toml", old="debug", new="False", replace_all=True),
+        right,
+        DONE,
+        step("answer", text="debug is true now."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("in settings.toml turn debug on (it is false now)", Face())
+
+    assert results(agent)[0] == (
+        f"Error: old 'debug' does not hold 'false', which the task changes. Send: {right}. "
+        "Fix the call and try again."
+    )
+    assert arguments_schema(model.requests[1], "edit")["old"]["const"] == "debug = false"
+    assert (ws / "settings.toml").read_text() == "name = 'app'\ndebug = true\n"
+
+
+async def test_an_edit_of_another_line_that_keeps_the_value_is_not_this_refusal(ws: Path) -> None:
+    """An edit elsewhere in the file (not the value's line, not the new value) is the model's
+    own business: the task may ask for more than the value."""
+    (ws / "config.ini").write_text(CONFIG)
+    replies = [
+        step("edit", path="config.ini", old="host = localhost", new="host = example.org"),
+        '"continue"',
+        step("edit", path="config.ini", old="port = 8080", new="port = 9090"),
+        DONE,
+        step("answer", text="Done."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn(TASK + " and the host to example.org", Face())
+
+    assert not results(agent)[0].startswith("Error")
+    assert (ws / "config.ini").read_text() == "[server]\nhost = example.org\nport = 9090\n"
