@@ -50,6 +50,7 @@ Task "commit all changes as 'wip'":
 STEP_LEFT_OUT = frozenset({"glob", "grep", "git", "todo"})
 
 ANSWER = "answer"
+Held = tuple[str, dict[str, str]]  # the next step's tool and the arguments its grammar holds
 ANSWER_TOOL: dict[str, Any] = {
     "type": "function",
     "function": {

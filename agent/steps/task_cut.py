@@ -9,9 +9,9 @@ to send; and a file that lost other lines is shown the write that ends it as ask
 from __future__ import annotations
 
 import re
-import shlex
 
 from agent.loop.claims_lines import ORDINALS, QUOTED_NAME
+from agent.steps.command_words import simple_commands
 from agent.steps.schema import step_text
 
 _VERB = r"\b(?:delete|remove|erase|drop|cut)\s+(?:the\s+)?"
@@ -74,13 +74,9 @@ def _number(which: str) -> int:
 def _sed_cuts(command: str, name: str) -> list[str]:
     """The lines ("2", "$") each in-place `sed` of ``command`` deletes from ``name``."""
     cuts: list[str] = []
-    for part in re.split(r"&&|\|\||[;|&\n]", command):
-        try:
-            words = shlex.split(part)
-        except ValueError:
-            continue
+    for words in simple_commands(command):
         in_place = any(w.startswith(("-i", "--in-place")) for w in words)
-        if not words or words[0] != "sed" or not in_place:
+        if words[0] != "sed" or not in_place:
             continue
         files = [w.removeprefix("./") for w in words[1:] if not w.startswith("-")]
         script = next((m for w in files if (m := _SED_LINE.fullmatch(w))), None)

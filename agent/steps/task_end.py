@@ -29,8 +29,9 @@ import shlex
 from pathlib import Path
 
 from agent.model.reply import Call
+from agent.steps.command_words import simple_commands
 from agent.steps.redirects import APPENDS
-from agent.steps.schema import step_text
+from agent.steps.schema import Held, step_text
 from agent.steps.task_change import CHANGE_VERBS
 from agent.steps.task_cut import LineCut
 from agent.steps.task_run import RunLeft
@@ -39,7 +40,6 @@ from agent.steps.task_words import TASK_FILE, appended_line, asked_text, write_c
 from tools.files import workspace_text
 from tools.formats import parse_error
 
-Held = tuple[str, dict[str, str]]  # the next step's tool and the arguments its grammar holds
 _FILE_WORD = re.compile(r"\bfile\s+([\w./-]*\w)", re.I)  # "into a new file VERSION"
 _DELETERS = {("rm",), ("unlink",), ("git", "rm")}
 _MOVES = re.compile(r"\b(?:move|mv|put|rename|change the name)\b", re.I)  # a cp, then rm
@@ -109,11 +109,7 @@ class TaskEnd:
         command = (call.arguments or {}).get("command") if call.name == "bash" else None
         if not isinstance(command, str) or _MOVES.search(self.task):
             return None
-        for part in re.split(r"&&|\|\||[;|&\n]", command):
-            try:
-                words = shlex.split(part)
-            except ValueError:
-                words = part.split()
+        for words in simple_commands(command):
             cut = 2 if tuple(words[:2]) in _DELETERS else 1 if tuple(words[:1]) in _DELETERS else 0
             for word in words[cut:] if cut else ():
                 name = word.removeprefix("./")

@@ -12,7 +12,8 @@ import shlex
 from pathlib import Path
 
 from agent.model.reply import Call
-from agent.steps.schema import step_text
+from agent.steps.command_words import simple_commands
+from agent.steps.schema import Held, step_text
 
 # "run it", "and execute it", "then run hello.py"
 _RUN = re.compile(r"\b(?:run|execute)\s+(it|[\w./-]*\w\.(?:py|sh))\b", re.I)
@@ -22,7 +23,6 @@ _NOT_RUNS = frozenset(
     " diff less more nano vi".split()
 )
 _RUNNERS = {".py": "python3", ".sh": "bash"}
-Held = tuple[str, dict[str, str]]
 
 
 class RunLeft:
@@ -64,11 +64,7 @@ class RunLeft:
 
 
 def _runs(command: str, name: str) -> bool:
-    for part in re.split(r"&&|\|\||[;|&\n]", command):
-        try:
-            words = [w.removeprefix("./") for w in shlex.split(part)]
-        except ValueError:
-            words = part.split()
-        if name in words and words[0] not in _NOT_RUNS:
-            return True
-    return False
+    return any(
+        name in [w.removeprefix("./") for w in words] and words[0] not in _NOT_RUNS
+        for words in simple_commands(command)
+    )
