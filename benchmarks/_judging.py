@@ -25,10 +25,13 @@ def run_py(ws: Path, name: str) -> str:
 
 
 def runs_and_prints(ws: Path, name: str, out: str) -> bool:
-    """The file is executable, and run as ``./name`` exits 0 printing ``out``."""
+    """The file is executable, and run as ``./name`` from a shell exits 0 printing ``out``."""
     if not (ws / name).is_file() or not os.access(ws / name, os.X_OK):
         return False
-    done = subprocess.run([f"./{name}"], cwd=ws, capture_output=True, text=True, timeout=30)
+    # From a shell, as the user types it: without a shebang the shell runs the file itself,
+    # where an exec of it alone fails (session 14's multi-4 passes judged failed that way).
+    run = ["bash", "-c", f"./{name}"]
+    done = subprocess.run(run, cwd=ws, capture_output=True, text=True, timeout=30)
     return done.returncode == 0 and done.stdout.strip() == out
 
 
