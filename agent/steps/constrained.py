@@ -30,7 +30,7 @@ from agent.permissions.rules import Permissions
 from agent.steps.habits import DONE_NOTE, FILE_TOOLS, ReadLedger, TurnWatch
 from agent.steps.near_repeats import NearRepeats
 from agent.steps.policy import Step, StepPolicy
-from agent.steps.redirects import appends, clobbering_redirect, repeated_append
+from agent.steps.redirects import appends, redirect_refusal, repeated_append
 from agent.steps.report import Report
 from agent.steps.schema import (
     ANSWER,
@@ -184,7 +184,7 @@ class ConstrainedSteps(StepPolicy):
             (value and value[0])
             or breaking_edit(call, ledger.workspace)
             or words_refusal(call, ledger, self._said)
-            or clobbering_redirect(call, ledger)
+            or redirect_refusal(call, ledger)
             or repeated_append(call, self._appended, ledger.task)
             or ledger.test_change(call)
             or ledger.copy_write(call)

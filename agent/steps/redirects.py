@@ -11,7 +11,9 @@ task's edit, else that the file has that line), unless the task asks for the fil
 whole text ("only", "overwrite"): the model sent its `echo 'debug = true' > settings.toml`
 twice, then `echo 'debug = false' > settings.toml`. A command that appends
 with ``>>`` and worked is refused if sent again in the turn: told to append fourth and then
-count the lines, the model ran the same `echo fourth >> notes.txt` twice.
+count the lines, the model ran the same `echo fourth >> notes.txt` twice. One that appends a line
+setting a key the file sets already is refused every time with the edit, unless the task adds
+or appends: told to turn debug on, the model ran `echo 'debug = true' >> settings.toml`.
 """
 
 from __future__ import annotations
@@ -27,10 +29,17 @@ from tools.files import workspace_text
 
 # `> file` and `1> file`, not `>>`, `2>`, `&>` or `>&2`
 _TARGET = re.compile(r"(?<![>&\d])1?>(?![>&])\s*([^\s;&|<>]+)")
-_ECHO = re.compile(r"^\s*(?:echo|printf)\s+(.+?)\s*(?<![\d&])1?>(?!>)", re.S)
+_ECHO = re.compile(r"^\s*(?:echo|printf)\s+(.+?)\s*(?<![\d&>])1?>(?!>)", re.S)
+_ECHO_APPEND = re.compile(r"^\s*(?:echo|printf)\s+(.+?)\s*(?<![\d&])1?>>", re.S)
+_ADDS = re.compile(r"\b(?:add|adds|append|appends)\b", re.I)  # a line added is meant
 APPENDS = re.compile(r"(?<![>&\d])1?>>\s*([^\s;&|<>]+)")
 _KEY = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]")
 _WHOLE = re.compile(r"\b(?:only|just|overwrite|replace|nothing but)\b", re.I)  # all meant
+
+
+def redirect_refusal(call: Call, ledger: ReadLedger) -> str | None:
+    """Why this command's ``>`` or ``>>`` is refused or asked about; or None."""
+    return clobbering_redirect(call, ledger) or keyed_append(call, ledger)
 
 
 def clobbering_redirect(call: Call, ledger: ReadLedger) -> str | None:
@@ -43,7 +52,7 @@ def clobbering_redirect(call: Call, ledger: ReadLedger) -> str | None:
         if not text or not text.strip():
             continue
         lines = len(text.splitlines())
-        args, there = _edit_args(command, target, text)
+        args, there = _edit_args(_ECHO.match(command), target, text)
         if there:  # the line echoed is the file's already: the task's edit, where it names one
             args = value_edit(ledger.task, ledger.workspace)
         edit = step_text("edit", args) if args else None
@@ -63,10 +72,30 @@ def clobbering_redirect(call: Call, ledger: ReadLedger) -> str | None:
     return None
 
 
-def _edit_args(command: str, target: str, text: str) -> tuple[dict[str, str] | None, bool]:
+def keyed_append(call: Call, ledger: ReadLedger) -> str | None:
+    """Why this command, which appends with ``>>`` a line setting a key its file sets already,
+    is refused (the next step held to the edit of that key's line); or None."""
+    command = appends(call)
+    if command is None or _ADDS.search(ledger.task):
+        return None
+    target = APPENDS.findall(command)[0]
+    args, there = _edit_args(
+        _ECHO_APPEND.match(command), target, workspace_text(ledger.workspace, target) or ""
+    )
+    if there:  # the file has the line: the task's edit, where it names one
+        args = value_edit(ledger.task, ledger.workspace)
+    if args is None and not there:
+        return None
+    ledger.pin = ("edit", args) if args else ledger.pin
+    what = f"Send: {step_text('edit', args)}" if args else f"{target} has that line already"
+    return f"{target} sets that key already; this would set it twice. {what}"
+
+
+def _edit_args(
+    echoed: re.Match[str] | None, target: str, text: str
+) -> tuple[dict[str, str] | None, bool]:
     """The edit of the line that sets the key an echoed line sets, or None; and whether the
     file has the echoed line already (the model echoed `debug = false` over the file too)."""
-    echoed = _ECHO.match(command)
     try:
         words = shlex.split(echoed.group(1)) if echoed else []
     except ValueError:

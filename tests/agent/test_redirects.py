@@ -9,7 +9,7 @@ from pathlib import Path
 from agent.model.reply import Call
 from agent.model.scripted import text
 from agent.steps.habits import ReadLedger
-from agent.steps.redirects import clobbering_redirect, repeated_append
+from agent.steps.redirects import clobbering_redirect, redirect_refusal, repeated_append
 from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 from tools.registry import default_registry
 
@@ -121,3 +121,36 @@ def test_an_append_the_task_asks_twice_is_not_refused() -> None:
     assert repeated_append(call, {"echo x >> a.txt"}, "append x to a.txt twice") is None
     assert repeated_append(call, {"echo x >> a.txt"}, "append x to a.txt") is not None
     assert repeated_append(call, set(), "append x to a.txt") is None
+
+
+async def test_an_append_of_a_key_the_file_sets_is_refused_with_the_edit(ws: Path) -> None:
+    """config-3: told to turn debug on, the 0.5B model appended `debug = true` below
+    `debug = false`, setting the key twice."""
+    (ws / "settings.toml").write_text(SETTINGS)
+    right = step("edit", path="settings.toml", old="debug = false", new="debug = true")
+    replies = [
+        step("bash", command="echo 'debug = true' >> settings.toml"),
+        right,
+        DONE,
+        step("answer", text="debug is on."),
+    ]
+    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("in settings.toml turn debug on (it is false now)", Face())
+
+    assert results(agent)[0] == (
+        "Error: settings.toml sets that key already; this would set it twice. Send: "
+        f"{right}. Fix the call and try again."
+    )
+    assert offered(model.requests[1]) == {"edit"}  # held to the edit
+    assert (ws / "settings.toml").read_text() == "name = 'app'\ndebug = true\n"
+
+
+def test_appends_of_new_keys_lines_and_asked_lines_are_not_refused(ws: Path) -> None:
+    (ws / "settings.toml").write_text(SETTINGS)
+    ledger = ReadLedger(default_registry(), ws)
+    ledger.task = "in settings.toml turn verbose on"
+    for command in ["echo 'verbose = true' >> settings.toml", "echo fourth >> settings.toml"]:
+        assert redirect_refusal(Call("c", "bash", {"command": command}), ledger) is None, command
+    ledger.task = "add the line debug = true to settings.toml"  # the task adds it: meant
+    call = Call("c", "bash", {"command": "echo 'debug = true' >> settings.toml"})
+    assert redirect_refusal(call, ledger) is None

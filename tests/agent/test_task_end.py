@@ -136,10 +136,11 @@ def test_an_answer_in_the_shape_of_beecodes_doubts_is_doubted() -> None:
 
 
 async def test_a_command_that_breaks_a_named_file_is_not_the_end(ws: Path) -> None:
-    """`echo 'debug = true' >> settings.toml` set debug twice; the 0.5B model chose done."""
+    """`echo 'debug = true' >> settings.toml` set debug twice; the 0.5B model chose done. (That
+    echo is refused now, redirects.keyed_append; a sed that appends the line is not.)"""
     (ws / "settings.toml").write_text("name = 'app'\ndebug = false\n")
     replies = [
-        step("bash", command="echo 'debug = true' >> settings.toml"),
+        step("bash", command="sed -i '$a debug = true' settings.toml"),
         step("read", path="settings.toml"),
         step("write", path="settings.toml", content="name = 'app'\ndebug = true\n"),
         DONE,
