@@ -52,9 +52,7 @@ def clobbering_redirect(call: Call, ledger: ReadLedger) -> str | None:
         if not text or not text.strip():
             continue
         lines = len(text.splitlines())
-        args, there = _edit_args(_ECHO.match(command), target, text)
-        if there:  # the line echoed is the file's already: the task's edit, where it names one
-            args = value_edit(ledger.task, ledger.workspace)
+        args, there = _edit_args(_ECHO.match(command), target, text, ledger)
         edit = step_text("edit", args) if args else None
         if (edit or there) and lines > 1 and not _WHOLE.search(ledger.task):  # every time
             # The next step is that edit, held by its grammar: sent the edit in words only,
@@ -79,11 +77,8 @@ def keyed_append(call: Call, ledger: ReadLedger) -> str | None:
     if command is None or _ADDS.search(ledger.task):
         return None
     target = APPENDS.findall(command)[0]
-    args, there = _edit_args(
-        _ECHO_APPEND.match(command), target, workspace_text(ledger.workspace, target) or ""
-    )
-    if there:  # the file has the line: the task's edit, where it names one
-        args = value_edit(ledger.task, ledger.workspace)
+    text = workspace_text(ledger.workspace, target) or ""
+    args, there = _edit_args(_ECHO_APPEND.match(command), target, text, ledger)
     if args is None and not there:
         return None
     ledger.pin = ("edit", args) if args else ledger.pin
@@ -92,10 +87,11 @@ def keyed_append(call: Call, ledger: ReadLedger) -> str | None:
 
 
 def _edit_args(
-    echoed: re.Match[str] | None, target: str, text: str
+    echoed: re.Match[str] | None, target: str, text: str, ledger: ReadLedger
 ) -> tuple[dict[str, str] | None, bool]:
     """The edit of the line that sets the key an echoed line sets, or None; and whether the
-    file has the echoed line already (the model echoed `debug = false` over the file too)."""
+    file has the echoed line already (the model echoed `debug = false` over the file too):
+    then the task's edit, where it names one."""
     try:
         words = shlex.split(echoed.group(1)) if echoed else []
     except ValueError:
@@ -105,8 +101,10 @@ def _edit_args(
     if key is None:
         return None, False
     old = [line for line in text.splitlines() if (k := _KEY.match(line)) and k[1] == key[1]]
-    if len(old) != 1 or old[0].strip() == new.strip():
-        return None, len(old) == 1
+    if len(old) != 1:
+        return None, False
+    if old[0].strip() == new.strip():
+        return value_edit(ledger.task, ledger.workspace), True
     return {"path": target, "old": old[0], "new": new}, False
 
 
