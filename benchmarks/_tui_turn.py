@@ -129,7 +129,7 @@ async def one_turn(url: str, task: str) -> dict[str, Any]:
         app.main._emit = noted  # type: ignore[method-assign]
         await app.main.start_turn(task)
         while app.main.turns_finished < 1 and time.monotonic() < deadline:
-            await pilot.pause(0.05)
+            await asyncio.sleep(0.05)  # not pilot.pause: it awaits every widget, forces a frame
         await pilot.pause(0.2)  # the last frame after the reply's final append
     if not stats:
         raise RuntimeError("the TUI turn finished without the server's figures")
