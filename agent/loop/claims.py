@@ -14,11 +14,12 @@ policy may leave them out, ``StepPolicy.kept_answer``):
 - tests said to pass that no command of the turn ran to exit 0;
 - the task's own words given back as the answer, in a turn that changed no file;
 - the task or its test said to fail where the turn's last test run passed;
-- a rename or move told backwards (its source created, or its target deleted, by the turn);
 - "nothing changed" said of a turn that changed files;
-- the task said done where it asks for a commit and none ran;
+- the task said done where it asks for a commit and none ran, or for a change of a file it
+  names and no file changed;
 - a line of a file quoted wrong, a line said removed that was not, a file said not to run after
-  it ran, a file named that is nowhere (``agent.loop.claims_lines``);
+  it ran, a file named that is nowhere, a rename or move told backwards
+  (``agent.loop.claims_lines``);
 - a value or a line count claimed for a file the turn changed ("It is now true.", "notes.txt now
   has four lines") that the file as it is now does not hold.
 """
@@ -30,13 +31,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.loop.claims_lines import (
-    QUOTED_NAME,
     line_said,
     not_run_said,
     nowhere_named,
     removed_said,
+    reversed_said,
 )
 from agent.loop.facts import TurnFacts
+from agent.steps.task_change import asks_change
 from tools.files import workspace_text
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n")
@@ -89,7 +91,7 @@ _NOTHING = re.compile(
     r"\bnothing (?:was |has been )?changed\b|\bno changes? (?:was |were |has been )?made\b", re.I
 )
 _COMMIT = re.compile(r"\bcommit", re.I)  # a commit changes no file in the workspace
-# "The task was completed successfully" of "fix calc.py ..., then commit" with no commit run
+# "The task was completed successfully": checked where the task asks for a commit or a change
 _ALL_DONE = re.compile(
     r"\b(?:task (?:is|was|has been) (?:completed|done|finished)|(?:completed|done) successfully)",
     re.I,
@@ -108,13 +110,6 @@ _PRINTED = re.compile(
     re.I,
 )
 _EXPECTED = re.compile(r"\b(?:expected|should|would|wanted|supposed)\b[^.]{0,20}$", re.I)
-# "renamed a.txt to b.txt", "a.txt was moved to b.txt": the direction is checked.
-_NAME = QUOTED_NAME
-_RENAMED = re.compile(
-    rf"\b(?:renamed|moved)\s+(?:the file\s+)?{_NAME}\s+(?:to|as)\s+{_NAME}"
-    rf"|{_NAME}\s+(?:was|has been|is)\s+(?:renamed|moved)\s+(?:to|as)\s+{_NAME}",
-    re.I,
-)
 # "the output was printed", "the output of echo is 7": no value
 _NOT_A_VALUE = frozenset(
     "nothing no a an the it that this to in of from for by with was is were are successfully"
@@ -154,11 +149,9 @@ def doubts(
                 found.append(f"the answer names {name}, which this turn did not write")
         if not names and not touched and not _COMMIT.search(sentence):
             found.append(f"the answer claims a change ({sentence.strip()[:60]}); no file changed")
-    found += _passed(sentences, facts) + _reversed(answer, facts) + _failed(sentences, facts)
+    found += _passed(sentences, facts) + reversed_said(answer, facts) + _failed(sentences, facts)
     found += not_run_said(sentences, facts)
-    if _COMMIT.search(task) and not _NO_COMMIT.search(task) and not committed:
-        if _ALL_DONE.search(answer):
-            found.append("the answer says the task is done; it asks for a commit, and none ran")
+    found += _done_said(answer, facts, task, committed)
     if facts.files and _NOTHING.search(answer):
         found.append(f"the answer says nothing changed; this turn changed {', '.join(facts.files)}")
     if not facts.files and _echoes(answer, task) and not _COMMIT.search(answer):
@@ -190,6 +183,18 @@ def doubts(
     if facts.failed and not _ADMITS.search(answer):
         found.append(f"the answer does not say that a step failed: {facts.failed[0]}")
     return list(dict.fromkeys(found))
+
+
+def _done_said(answer: str, facts: TurnFacts, task: str, committed: bool) -> list[str]:
+    """ "The task was completed successfully." where it asks for a commit and none ran, or for
+    a change of a file it names and no file changed (`sed` that matched no line, a run)."""
+    if committed or not _ALL_DONE.search(answer):
+        return []
+    if _COMMIT.search(task) and not _NO_COMMIT.search(task):
+        return ["the answer says the task is done; it asks for a commit, and none ran"]
+    if not facts.files and asks_change(task) and _FILE.search(task):
+        return ["the answer says the task is done; it asks for a change, and no file changed"]
+    return []
 
 
 def _whole_copy(sentence: str, heard: str) -> bool:
@@ -224,17 +229,6 @@ def _failed(sentences: list[str], facts: TurnFacts) -> list[str]:
     if not any(_FAILS.search(s) and not _BEFORE.search(s) for s in sentences):
         return []
     return [f"the answer says it failed; the last test run, `{tests[-1].command}`, passed"]
-
-
-def _reversed(answer: str, facts: TurnFacts) -> list[str]:
-    """A rename or move told backwards: its source is a file the turn created, or its target one
-    the turn deleted ("list.txt was renamed to notes.txt" after notes.txt became list.txt)."""
-    found: list[str] = []
-    for match in _RENAMED.finditer(answer):
-        source, target = [name for name in match.groups() if name]
-        if source in facts.created or target in facts.deleted:
-            found.append(f"the answer says {source} became {target}; this turn did the reverse")
-    return found
 
 
 def _passed(sentences: list[str], facts: TurnFacts) -> list[str]:

@@ -4,6 +4,7 @@
   after `sed -i '1d'`), read against the file as it was at the turn's checkpoint;
 - a file said not to run or to be broken where the turn's last run of it exited 0 ("broken.py
   has 5 lines of code that do not run" after the fixed file ran);
+- a rename or move told backwards (its source created, or its target deleted, by the turn);
 - a file named that is nowhere: not in the workspace, the task or any result ("The error in
   `shop.py` is ...": the guide's example file, in a turn about broken.py).
 """
@@ -29,6 +30,12 @@ _LINE_IS = re.compile(
     re.I,
 )
 _LINE = re.compile(rf"\b{_WHICH}", re.I)
+# "renamed a.txt to b.txt", "a.txt was moved to b.txt": the direction is checked.
+_RENAMED = re.compile(
+    rf"\b(?:renamed|moved)\s+(?:the file\s+)?{QUOTED_NAME}\s+(?:to|as)\s+{QUOTED_NAME}"
+    rf"|{QUOTED_NAME}\s+(?:was|has been|is)\s+(?:renamed|moved)\s+(?:to|as)\s+{QUOTED_NAME}",
+    re.I,
+)
 _NAMED = re.compile(QUOTED_NAME)
 # "has been updated to remove the second line": a claim too, said after the fact
 _REMOVED = re.compile(
@@ -166,3 +173,14 @@ def _removed(before: list[str], after: list[str]) -> set[int]:
         if tag in ("delete", "replace"):
             gone.update(range(start + 1, end + 1))
     return gone
+
+
+def reversed_said(answer: str, facts: TurnFacts) -> list[str]:
+    """A rename or move told backwards: its source is a file the turn created, or its target one
+    the turn deleted ("list.txt was renamed to notes.txt" after notes.txt became list.txt)."""
+    found: list[str] = []
+    for match in _RENAMED.finditer(answer):
+        source, target = [name for name in match.groups() if name]
+        if source in facts.created or target in facts.deleted:
+            found.append(f"the answer says {source} became {target}; this turn did the reverse")
+    return found

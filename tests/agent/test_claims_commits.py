@@ -35,3 +35,21 @@ def test_a_task_said_done_that_asks_for_a_commit_none_ran() -> None:
     done = TurnFacts(changed=["calc.py"], commands=commit)
     assert doubts(said, done, ["ok"], task=task) == []
     assert doubts(said, facts, ["ok"], task="fix calc.py; do not commit") == []
+
+
+def test_a_task_said_done_that_asks_for_a_change_none_made() -> None:
+    """The 0.5B model's `sed` matched no line, or it ran the file it was to edit, and it said
+    the task was done: no file changed."""
+    said = "The task was completed successfully."
+    sed = [CommandRun("sed -i '/^.*notes.txt$/d' notes.txt", 0, "")]
+    task = "remove the second line from notes.txt"
+    assert doubts(said, TurnFacts(commands=sed), [""], task=task) == [
+        "the answer says the task is done; it asks for a change, and no file changed"
+    ]
+    ran = [CommandRun("python3 utils.py foo 3", 0, "6")]
+    rename = "rename the function foo to bar in utils.py"
+    assert doubts("The task has been completed.", TurnFacts(commands=ran), ["6"], task=rename)
+    assert doubts(said, TurnFacts(changed=["notes.txt"], commands=sed), [""], task=task) == []
+    assert doubts(said, TurnFacts(commands=ran), ["6"], task="run utils.py") == []  # no change
+    assert doubts(said, TurnFacts(), [], task="create a folder named out") == []  # no file named
+    assert doubts("The second line is gone.", TurnFacts(commands=sed), [""], task=task) == []
