@@ -1,6 +1,6 @@
 """Answers about commits checked against the turn's facts: a commit changes no file, but a
-sentence that also says a file was made is checked, and a task that asks for a commit is not
-done without one."""
+sentence that also says a file was made is checked; a task that asks for a commit is not done
+without one, nor one that asks for a change of a file it names without a changed file."""
 
 from __future__ import annotations
 
@@ -48,7 +48,9 @@ def test_a_task_said_done_that_asks_for_a_change_none_made() -> None:
     ]
     ran = [CommandRun("python3 utils.py foo 3", 0, "6")]
     rename = "rename the function foo to bar in utils.py"
-    assert doubts("The task has been completed.", TurnFacts(commands=ran), ["6"], task=rename)
+    assert doubts("The task has been completed.", TurnFacts(commands=ran), ["6"], task=rename) == [
+        "the answer says the task is done; it asks for a change, and no file changed"
+    ]
     assert doubts(said, TurnFacts(changed=["notes.txt"], commands=sed), [""], task=task) == []
     assert doubts(said, TurnFacts(commands=ran), ["6"], task="run utils.py") == []  # no change
     assert doubts(said, TurnFacts(), [], task="create a folder named out") == []  # no file named
