@@ -29,7 +29,7 @@ from textual.await_complete import AwaitComplete  # noqa: E402
 from textual.widgets import Markdown  # noqa: E402
 
 from agent.config import load_config  # noqa: E402
-from agent.loop.events import Event, RequestStats, StepStats, TextDelta  # noqa: E402
+from agent.events import Event, RequestStats, StepStats, TextDelta  # noqa: E402
 from agent.runtime import Runtime  # noqa: E402
 from agent.tui.app import BeeApp  # noqa: E402
 

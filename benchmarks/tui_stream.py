@@ -35,8 +35,8 @@ from typing import Any
 
 from _common import header, main_guard, save
 
+from agent.events import EventSink, TextDelta, TurnFinished
 from agent.faces.contract import ConnectRequest, Core, Facts, Progress, ServerView, SessionRow
-from agent.loop.events import EventSink, TextDelta, TurnFinished
 from agent.tui.app import BeeApp
 
 MARKER = "QQEND"

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from agent.config import Config
 from agent.context.prompt import TokenCounter
+from agent.events import RequestStats
 from agent.faces.contract import ConnectRequest, Core, Progress
 from agent.loop.agent import Agent
-from agent.loop.events import RequestStats
 from agent.model.endpoint import StreamEnd, TextPiece
 from agent.model.scripted import Script, ScriptedModel, Step
 from agent.runtime import Runtime
@@ -31,7 +31,7 @@ ENDPOINT = "http://127.0.0.1:9/v1"  # never contacted: the scripted model answer
 def served(model: ScriptedModel, n_ctx: int | None = 8192, vision: bool = False) -> ServedModel:
     """The scripted model as the runtime sees a served one: native tool calls, a context size,
     and a token counter without a server (it estimates); ``vision``: it reads images."""
-    return ServedModel(model, MODEL_NAME, n_ctx, False, TokenCounter(None), vision)
+    return ServedModel(model, MODEL_NAME, n_ctx, "", TokenCounter(None), vision)
 
 
 def make_agent(

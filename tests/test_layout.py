@@ -26,7 +26,7 @@ def test_import_contracts_hold() -> None:
 
 def test_core_does_not_load_textual_at_runtime() -> None:
     code = (
-        "import sys, agent.cli, agent.loop.events, tools.tool, server.paths;"
+        "import sys, agent.cli, agent.events, tools.tool, server.paths;"
         "print('textual' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from agent.checkpoints.shadow import CheckpointError
 from agent.checkpoints.store import Checkpoints
-from agent.loop.events import EventSink, Notice
+from agent.events import EventSink, Notice
 from agent.sessions.store import Session
 
 NO_GIT = (

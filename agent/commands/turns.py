@@ -21,14 +21,14 @@ from agent.commands.prompts import prompt_arguments, prompt_commands
 from agent.commands.registry import CommandRegistry, McpPrompt, parse
 from agent.commands.scope import ScopedRegistry, SkillScope, open_skill_folders
 from agent.config import Config
-from agent.loop.agent import Agent
-from agent.loop.events import (
+from agent.events import (
     EventSink,
     Notice,
     PermissionDecision,
     PermissionRequest,
     TurnFinished,
 )
+from agent.loop.agent import Agent
 from agent.permissions.rules import Permissions
 from skills.disclose import activation, catalogue, substitute
 from skills.skill import Skill

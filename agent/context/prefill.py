@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.context.mentions import MARK
-from agent.loop.events import EventSink, Notice, RequestStats
+from agent.events import EventSink, Notice, RequestStats
 from server.paths import read_json_object, write_json
 
 if TYPE_CHECKING:  # the counter's module loads httpx: not on the way to the TUI's first paint

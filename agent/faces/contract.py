@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.config import Mode
-from agent.loop.events import EventSink, TurnFinished
+from agent.events import EventSink, TurnFinished
 
 if TYPE_CHECKING:
     from agent.context.prefill import PrefillRate

@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from agent.config import Config, ignored_note
-from agent.faces.contract import ConnectRequest, Facts, TurnRunner
-from agent.loop.events import (
+from agent.events import (
     Event,
     PermissionDecision,
     PermissionRequest,
@@ -35,7 +34,8 @@ from agent.loop.events import (
     ToolCallStarted,
     TurnFinished,
 )
-from agent.loop.facts import TurnFacts
+from agent.faces.contract import ConnectRequest, Facts, TurnRunner
+from agent.facts import TurnFacts
 from agent.model.stats import TurnFigures, combine
 from agent.runtime import RefusedRequest, Runtime
 from agent.runtime.assemble import AppError

@@ -6,8 +6,9 @@ result appended; otherwise the reply is the answer. Every message, permission de
 goes to the session as it happens. The loop never prints: faces get typed events.
 
 What differs between models (the tools offered, the reply's format, answers set aside, a
-closing step) is the step policy's (``agent.steps.policy``): the loop asks it and never knows
-which one it has.
+closing step) is the step policy's (``agent.loop.policy``): the loop asks it and never knows
+which one it has. What holds for every model is here: the repeat guard, read before edit, the
+turn's facts and the doubts they make certain (``agent.loop.citations``).
 
 Stops: the answer (done), ``max_steps``, three invalid calls in a row or the same call with the
 same result three times (tool_failures), a model error (error), or ``cancel()`` (cancelled).
@@ -25,10 +26,7 @@ from agent.config import Config
 from agent.context.mentions import attach_mentions
 from agent.context.prefill import PrefillRate, announce_costly
 from agent.context.prompt import TokenCounter, should_compact
-from agent.loop.calls import CallRunner, images_message, text_only
-from agent.loop.claims import doubts
-from agent.loop.compaction import shorter_history
-from agent.loop.events import (
+from agent.events import (
     ErrorEvent,
     EventSink,
     Notice,
@@ -37,16 +35,17 @@ from agent.loop.events import (
     StopReason,
     TurnFinished,
 )
-from agent.loop.facts import FactsRecorder
-from agent.loop.guard import WorkGuard
+from agent.loop.calls import CallRunner, images_message, text_only
+from agent.loop.citations import cited_doubts
+from agent.loop.compaction import shorter_history
+from agent.loop.policy import Step, StepPolicy, Surroundings
+from agent.loop.reads import Reads
+from agent.loop.record import FactsRecorder
 from agent.loop.turn import TurnState, TurnStop, stop_after_calls
 from agent.model.endpoint import ChatModel, ContextOverflow, ModelError
 from agent.model.reply import Call, Reply, collect
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
-from agent.steps.auto import step_policy
-from agent.steps.habits import ReadLedger
-from agent.steps.policy import Step
 from tools.registry import ToolRegistry
 from tools.tool import Image, ToolContext, ToolResult
 
@@ -64,12 +63,12 @@ class Agent:
         system: str,
         n_ctx: int | None = None,
         counter: TokenCounter | None = None,
-        constrained: bool = False,
+        policy: StepPolicy | None = None,
         vision: bool = False,
         prefill: PrefillRate | None = None,
     ) -> None:
-        """``constrained``: the model is small enough for constrained steps, which "auto" tool
-        mode then takes. ``vision``: the model reads images, so those tools return are shown to
+        """``policy``: the session's step policy (native when None; ``agent.small`` makes the
+        small models'). ``vision``: the model reads images, so those tools return are shown to
         it. ``prefill``: the server's measured prefill rate, which prices what is sent."""
         self.model, self.registry, self.session, self.config = model, registry, session, config
         self.permissions = permissions  # faces change its mode at run time
@@ -77,10 +76,10 @@ class Agent:
         self.counter = counter or TokenCounter(None)
         self.prefill = prefill
         self._unpriced: list[dict[str, Any]] = []  # added since the last request was priced
-        self._ledger = ReadLedger(registry, ctx.workspace)
-        self.policy = step_policy(
-            config.tool_mode, constrained, registry, permissions, self._ledger
-        )
+        self._reads = Reads(registry, ctx.workspace)
+        self.policy = policy or StepPolicy()
+        self.policy.bind(Surroundings(registry, permissions, self._reads, ctx.workspace))
+        self._notice = self.policy.notice  # said once, at the first turn
         self._system = system
         self.messages: list[dict[str, Any]] = [self._system_message()]
         # The system prompt is rebuilt each run; sessions hold the conversation after it.
@@ -94,13 +93,15 @@ class Agent:
 
     async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
         """One user turn: model and tool steps until the model answers or the turn stops."""
-        workspace, self._cancelled = self._ledger.workspace, False
-        turn = TurnState(emit, FactsRecorder(workspace), WorkGuard(workspace, user_text))
-        self.policy.start_turn()
+        workspace, self._cancelled = self._reads.workspace, False
+        turn = TurnState(emit, FactsRecorder(workspace))
+        if self._notice:
+            emit(Notice(self._notice))
+            self._notice = ""
+        self.policy.start_turn(user_text)
         self._runner.start_turn()
-        self._ledger.task = user_text
         content, attached = attach_mentions(user_text, workspace)
-        self._ledger.seen.update(attached)
+        self._reads.seen.update(attached)
         self._add({"role": "user", "content": content})
         self._task = asyncio.create_task(self._steps(turn))
         try:
@@ -159,9 +160,9 @@ class Agent:
         None where the policy sends it back to the model with what contradicts it."""
         seen = turn.facts
         facts = seen.facts(self.session.id, self.session.turn_mark)
-        found = doubts(
-            answer, facts, seen.outputs, seen.told, seen.workspace, turn.guard.prompt, seen.earlier
-        )
+        said = "\n".join([*map(_text, self.messages), *seen.outputs])
+        found = cited_doubts(answer, facts, seen.workspace, said, seen.earlier)
+        found += self.policy.doubts(answer, facts, seen)
         last = turn.step + 1 >= self.config.max_steps  # no step left to answer again in
         if found and not last and (again := self.policy.doubted(answer, found)):
             seen.told.append(again)  # beecode's words: an answer that copies them is no account
@@ -223,15 +224,10 @@ class Agent:
         raise AssertionError("unreachable")
 
     async def _run_calls(self, calls: list[Call], turn: TurnState) -> None:
-        invalid = 0
         for call in calls:
             call.error = call.error or self.registry.validate(call.name, call.arguments)
             turn.invalid_streak = turn.invalid_streak + 1 if call.error else 0
-            invalid += bool(call.error)
-            if not call.error and (kept := turn.guard.refusal(call)):
-                call.error = kept
-                turn.facts.excused.add(call.id)  # beecode kept the work: not a failed step
-            call.error = call.error or self._ledger.unread_edit(call)
+            call.error = call.error or self._reads.unread_edit(call)
             if not call.error and (asked := self.policy.refusal(call)):
                 call.error = asked
                 turn.facts.excused.add(call.id)  # a question to the model, not a failed step
@@ -241,10 +237,10 @@ class Agent:
         def record(call: Call, result: ToolResult) -> None:
             answered.add(call.id)
             images.extend(result.images if self.vision else ())
-            self._ledger.observe(call, result)
-            turn.guard.observe(call, result)
-            note = self.policy.note(call, self._ledger.kind(call), result)
-            turn.facts.observe(call, self._ledger.kind(call), result, note)
+            self._reads.observe(call, result)
+            kind = self._reads.kind(call)
+            note = self.policy.note(call, kind, result)
+            turn.facts.observe(call, kind, result, note)
             self._add({"role": "tool", "tool_call_id": call.id, "content": result.output + note})
 
         try:
@@ -256,10 +252,7 @@ class Agent:
                     record(call, ToolResult("Cancelled by the user.", is_error=True))
         if images:  # after every result: a tool message holds text only in the chat API
             self._add(images_message(images))
-        policy = self.policy.after_calls(invalid, turn.emit)
-        if policy is not self.policy:
-            self.policy = policy
-            self.messages[0] = self._system_message()
+        self.policy.after_calls()
         stop_after_calls(turn, self._runner.denied_again, self.policy.stuck, calls[-1].error)
 
     def _system_message(self) -> dict[str, Any]:
@@ -294,3 +287,10 @@ class Agent:
         self.messages.append(message)
         self._unpriced.append(message)
         self.session.append({"type": "message", "message": message})
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):  # parts: text and images
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else ""

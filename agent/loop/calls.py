@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.checkpoints.hook import checkpoint_refusal
-from agent.loop.events import (
+from agent.events import (
     EventSink,
     PermissionDecision,
     PermissionRequest,

@@ -5,9 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
-from agent.loop.events import EventSink, RequestStats
-from agent.loop.facts import FactsRecorder
-from agent.loop.guard import WorkGuard
+from agent.events import EventSink, RequestStats
+from agent.loop.record import FactsRecorder
 
 MAX_INVALID_STREAK = 3  # invalid calls in a row before the turn stops
 
@@ -24,7 +23,6 @@ class TurnStop(Exception):
 class TurnState:
     emit: EventSink
     facts: FactsRecorder
-    guard: WorkGuard
     stats: list[RequestStats] = dataclasses.field(default_factory=list)
     invalid_streak: int = 0
     step: int = 0  # the step the turn is at, from 0

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import httpx2  # the openai SDK's HTTP transport: its errors reach us mid-stream unwrapped
 import openai
 
-from agent.loop.events import RequestStats
+from agent.events import RequestStats
 from agent.model.stats import UNUSABLE_STATS, StreamClock, turn_stats, with_drafted_steps
 from server.client import get_metrics, openai_base_url
 from server.errors import ServerError

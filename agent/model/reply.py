@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.loop.events import EventSink, ReasoningDelta, RequestStats, TextDelta
+from agent.events import EventSink, ReasoningDelta, RequestStats, TextDelta
 from agent.model.endpoint import (
     CallPiece,
     ModelChunk,

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.loop.events import RequestStats
+from agent.events import RequestStats
 from agent.model.endpoint import FREE, CallPiece, ModelChunk, ReplyFormat, StreamEnd, TextPiece
 
 GATE_POLL_S = 0.005

@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from agent.loop.events import RequestStats
+from agent.events import RequestStats
 
 # What odd values in a reply's timings or usage raise in turn_stats (a string, inf, a list).
 UNUSABLE_STATS = (TypeError, ValueError, OverflowError, AttributeError)

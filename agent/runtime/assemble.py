@@ -2,7 +2,8 @@
 
 With ``config.endpoint`` beecode uses that server as it is. Otherwise it uses the managed
 server of the chosen profile, reusing one that is already up and starting it if not. The tool
-mode (native calls or constrained steps) is chosen from what the server says about its model.
+mode (native calls or constrained steps) is chosen once, from what the server says about its
+model (``agent.small.session_policy``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from agent.model.endpoint import ChatModel, OpenAIChatModel
 from agent.permissions.allowed import AllowedRules
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
+from agent.small import session_policy
 from server.client import get_props, get_slots, served_model
 from server.errors import ServerError
 from server.launch.addresses import server_root
@@ -54,15 +56,19 @@ def model_facts(url: str, api_key: str | None) -> tuple[str, int | None]:
     return model.id, model.n_params
 
 
-def wants_constrained(caps: dict[str, bool], name: str, n_params: int | None) -> bool:
-    """Constrained steps for small models and templates without tool calls; native otherwise
-    (constrained output pauses speculative decoding, so big models on a GPU stay native)."""
+def small_model(caps: dict[str, bool], name: str, n_params: int | None) -> str:
+    """Why "auto" gives this model constrained steps: a model under 3B parameters (by the
+    server's count, else the size its name gives), or a chat template without tool calls; ""
+    for native calls (constrained output pauses speculative decoding, so big models on a GPU
+    stay native)."""
     if not caps.get("supports_tool_calls", False):
-        return True
+        return "the chat template has no tool calls"
     if n_params is None:
         sizes = [float(m) for m in _SIZE_IN_NAME.findall(name)]
-        return bool(sizes) and max(sizes) * 1e9 < SMALL_MODEL_PARAMS
-    return n_params < SMALL_MODEL_PARAMS
+        n_params = int(max(sizes) * 1e9) if sizes else None
+    if n_params is not None and n_params < SMALL_MODEL_PARAMS:
+        return f"a model of {n_params / 1e9:.1f}B parameters"
+    return ""
 
 
 def resolve_endpoint(config: Config, progress: Progress | None) -> str:
@@ -152,7 +158,7 @@ class ServedModel:
     chat: ChatModel
     name: str  # the served model's id; "" when the server does not say
     n_ctx: int | None
-    constrained: bool  # the tool mode "auto" picks for it
+    small: str  # why "auto" gives it constrained steps; "": native
     counter: TokenCounter
     vision: bool = False  # the server says its model reads images (/props modalities)
     speculative: bool | None = None  # whether the server drafts (its /slots); None: not known
@@ -167,13 +173,13 @@ def serve_model(url: str, config: Config) -> ServedModel:
         props = get_props(root, config.api_key)
         n_ctx: int | None = props.n_ctx
         name, n_params = model_facts(root, config.api_key)
-        constrained = wants_constrained(props.chat_template_caps, name, n_params)
+        small = small_model(props.chat_template_caps, name, n_params)
         vision = props.vision
     except ServerError:
         if not config.endpoint:
             raise
         # not a llama-server: plain OpenAI API, native calls
-        name, n_ctx, constrained = model_facts(root, config.api_key)[0], None, False
+        name, n_ctx, small = model_facts(root, config.api_key)[0], None, ""
         vision = False  # nothing says it reads images: they are described in a line
     model = OpenAIChatModel(
         url,
@@ -187,7 +193,7 @@ def serve_model(url: str, config: Config) -> ServedModel:
     )
     counter = TokenCounter(root if n_ctx is not None else None, api_key=config.api_key)
     drafts = speculates(root, config.api_key)
-    return ServedModel(model, name, n_ctx, constrained, counter, vision, drafts)
+    return ServedModel(model, name, n_ctx, small, counter, vision, drafts)
 
 
 def speculates(root: str, api_key: str | None) -> bool | None:
@@ -264,7 +270,7 @@ def assemble_agent(
         system=system_prompt(project_memory(workspace), skills.catalogue),
         n_ctx=served.n_ctx,
         counter=served.counter,
-        constrained=served.constrained,
+        policy=session_policy(config.tool_mode, served.small),
         vision=served.vision,
         prefill=prefill_rate(config, served),
         skills=skills,

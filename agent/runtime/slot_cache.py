@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.config import Config
-from agent.loop.events import Notice, RequestStats
+from agent.events import Notice, RequestStats
 from server.client import get_props, slot_file
 from server.errors import ServerError
 from server.paths import read_json_object, write_json

@@ -9,8 +9,8 @@ from agent.config import Config
 from agent.faces.contract import Progress
 
 if TYPE_CHECKING:
+    from agent.events import Notice, RequestStats
     from agent.loop.agent import Agent
-    from agent.loop.events import Notice, RequestStats
 
 
 class SlotKeeper:

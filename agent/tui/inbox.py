@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 
-from agent.loop.events import Event, ReasoningDelta, TextDelta
+from agent.events import Event, ReasoningDelta, TextDelta
 
 
 def coalesce(events: list[Event]) -> list[Event]:

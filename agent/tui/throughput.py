@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent.loop.events import RequestStats
+from agent.events import RequestStats
 from agent.model.stats import TurnFigures
 from agent.tui import format as fmt
 

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.config import Config
+from agent.events import Event, PermissionDecision, PermissionRequest
 from agent.loop.agent import Agent
-from agent.loop.events import Event, PermissionDecision, PermissionRequest
 from agent.model.scripted import Request, ScriptedModel, Step
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
+from agent.small import session_policy
 from tools.registry import ToolRegistry, default_registry
 from tools.tool import ToolContext
 
@@ -57,6 +58,7 @@ def make_agent(
         ToolContext(ws),
         system="You are a test.",
         n_ctx=n_ctx,
+        policy=session_policy(cfg.tool_mode, ""),
     )
     return agent, model
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.loop.claims import doubts
-from agent.loop.facts import CommandRun, TurnFacts
+from agent.facts import CommandRun, TurnFacts
 from agent.model.scripted import text
+from agent.small.claims import doubts
 from tests.agent.loop_kit import Face, make_agent
 from tests.agent.test_turn_facts import failed_edit
 
@@ -54,18 +54,16 @@ def test_success_claimed_after_an_unrecovered_failure() -> None:
     assert doubts("The edit failed: the old text was not in config.py.", facts, []) == []
 
 
-async def test_the_loop_puts_the_doubts_in_the_facts(ws: Path) -> None:
+async def test_a_native_answer_is_not_read_for_english_claims(ws: Path) -> None:
+    # The native path reads no English: the facts say what happened (the failed edit, the
+    # turn failed), beside the answer, and no doubt is made of its words.
     claim = text("Config.py has been updated; running it printed True.")
     agent, _ = make_agent(ws, [*failed_edit(ws), claim])
     finished = await agent.run_turn("set debug to True in config.py", Face())
 
     assert finished.stop_reason == "failed"
     assert finished.final_text == "Config.py has been updated; running it printed True."
-    assert finished.facts.doubts == [
-        "the answer names Config.py, which this turn did not write",
-        "the answer says something printed True; this turn ran no command",
-        "the answer does not say that a step failed: " + finished.facts.failed[0],
-    ]
+    assert finished.facts.failed and finished.facts.doubts == []
 
 
 def test_a_change_claimed_in_a_turn_that_changed_no_file() -> None:

@@ -4,8 +4,8 @@ without one, nor one that asks for a change of a file it names without a changed
 
 from __future__ import annotations
 
-from agent.loop.claims import doubts
-from agent.loop.facts import CommandRun, TurnFacts
+from agent.facts import CommandRun, TurnFacts
+from agent.small.claims import doubts
 
 
 def test_a_committed_file_named_in_the_commit_sentence() -> None:

@@ -7,10 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.loop.claims import doubts
-from agent.loop.facts import CommandRun, TurnFacts
-from agent.model.scripted import call, text
-from tests.agent.loop_kit import Face, make_agent
+from agent.facts import CommandRun, TurnFacts
+from agent.small.claims import doubts
 
 NOTES = "first\nsecond\nthird\n"
 
@@ -26,17 +24,14 @@ NOTES = "first\nsecond\nthird\n"
         ("The second line was not removed.", False),  # said not to have happened
     ],
 )
-async def test_a_line_said_removed_is_read_against_the_file_before_the_turn(
-    ws: Path, answer: str, doubted: bool
+def test_a_line_said_removed_is_read_against_the_file_before_the_turn(
+    tmp_path: Path, answer: str, doubted: bool
 ) -> None:
     """After `sed -i '1d'`, the 0.5B model said the second line was removed."""
-    (ws / "notes.txt").write_text(NOTES)
-    sed = call("bash", {"command": "sed -i '1d' notes.txt"})
-    agent, _ = make_agent(ws, [sed, text(answer)])
-    finished = await agent.run_turn("delete the first line of notes.txt", Face())
-
-    assert (ws / "notes.txt").read_text() == "second\nthird\n"
-    said = [d for d in finished.facts.doubts if "was removed" in d]
+    (tmp_path / "notes.txt").write_text("second\nthird\n")
+    facts = TurnFacts(changed=["notes.txt"])
+    found = doubts(answer, facts, [], workspace=tmp_path, earlier=lambda _: NOTES)
+    said = [d for d in found if "was removed" in d]
     assert said == (
         [
             f"the answer says line {2 if 'second' in answer else 3} of notes.txt was removed; "

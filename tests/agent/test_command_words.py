@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.steps.command_words import simple_commands
+from agent.small.command_words import simple_commands
 
 
 def test_each_part_split_as_the_shell_splits_words() -> None:

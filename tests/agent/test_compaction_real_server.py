@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from agent.context.prompt import SUMMARY_PREFIX
+from agent.events import RequestStats
 from agent.loop.compaction import shorter_history
-from agent.loop.events import RequestStats
 from agent.model.endpoint import FREE, ModelChunk, OpenAIChatModel, ReplyFormat, StreamEnd
 
 pytestmark = pytest.mark.real_server

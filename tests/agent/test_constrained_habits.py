@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 
 from agent.loop.agent import Agent
+from agent.loop.repeats import REPEAT_NOTE
 from agent.model.scripted import ScriptedModel, text
-from agent.steps.habits import FIX_NOTE, REPEAT_NOTE, WRITTEN_NOTE, TurnWatch
+from agent.small.habits import FIX_NOTE, WRITTEN_NOTE, TurnWatch
 from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results
 from tools.registry import ToolRegistry, default_registry
 
@@ -147,7 +148,8 @@ async def test_a_changed_config_file_is_not_run_its_edit_is_the_check(ws: Path) 
 
 
 def test_asking_whether_an_answer_waits_changes_nothing() -> None:
-    watch = TurnWatch(unchecked_edit=True, failing=frozenset({"bash"}))
+    watch = TurnWatch()
+    watch.unchecked_edit, watch.failing = True, frozenset({"bash"})
     assert watch.answer_waits() and watch.answer_waits()
     watch.set_answer_aside()  # for the unchecked change
     assert watch.answer_waits()  # the failing call still sets one aside

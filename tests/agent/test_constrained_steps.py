@@ -3,14 +3,15 @@ each step offers, the closing report, and the auto switch from native calls."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from agent.loop.events import Notice, TextDelta
+from agent.events import Notice, TextDelta
+from agent.loop.policy import StepPolicy
 from agent.model.scripted import call, text
 from agent.sessions.store import Session, read_records
-from agent.steps.constrained import ConstrainedSteps
-from agent.steps.report import REPORT_PROMPT, WITHHELD
-from agent.steps.schema import CHOICE_FORMAT, CHOICE_PROMPT, STEP_LEFT_OUT
+from agent.small.report import REPORT_PROMPT, WITHHELD
+from agent.small.schema import CHOICE_FORMAT, CHOICE_PROMPT, STEP_LEFT_OUT
 from tests.agent.loop_kit import Face, assert_valid_history, make_agent, offered, results, step
 
 ECHO = '{"name": "bash", "arguments": {"command": "echo hi"}}'
@@ -126,25 +127,29 @@ async def test_constrained_steps_offer_no_tools_bash_can_stand_in_for(ws: Path) 
     assert offered(model.requests[0]) == set(described)
 
 
-async def test_auto_mode_switches_to_constrained_after_two_invalid_native_calls(ws: Path) -> None:
-    agent, model = make_agent(
-        ws,
-        [call("write", "{bad"), call("write", {"path": "a"})] + [text('{"answer": "ok"}')] * 3,
-        tool_mode="auto",
-    )
+async def test_auto_never_switches_a_model_whose_calls_are_invalid(ws: Path) -> None:
+    """Invalid native calls come back to the model as data, every time: the session keeps its
+    policy, its system prompt (the cached prefix) and free replies."""
+    bad = [call("write", "{bad"), call("write", {"path": "a"})]
+    agent, model = make_agent(ws, [*bad, text("ok"), *bad, text("ok")], tool_mode="auto")
     face = Face()
-    finished = await agent.run_turn("x", face)
+    await agent.run_turn("x", face)
+    await agent.run_turn("y", face)
 
-    # The invalid write is a failed step "ok" does not mention: sent back once, the report is
-    # left out. (The answer right after it was set aside once.)
-    assert (finished.final_text, finished.facts.withheld) == (WITHHELD, "ok")
-    assert [r.reply_format.free for r in model.requests] == [True, True, False, False, False]
-    assert isinstance(agent.policy, ConstrainedSteps)
-    assert "# Reply format" not in model.requests[1].messages[0]["content"]
-    assert "# Reply format" in model.requests[2].messages[0]["content"]
-    switched = "The model's tool calls were invalid; switching to constrained steps."
-    assert face.of(Notice) == [Notice(switched)]
-    assert [m["role"] for m in agent.messages[1:]][-1] == "assistant" and len(results(agent)) == 2
+    assert all(r.reply_format.free for r in model.requests)
+    assert type(agent.policy) is StepPolicy and face.of(Notice) == []
+    assert {r.messages[0]["content"] for r in model.requests} == {"You are a test."}
+    assert all(r.startswith("Error: ") for r in results(agent))
+
+
+async def test_a_small_model_is_told_its_policy_once(ws: Path) -> None:
+    answer = text(json.dumps({"name": "answer", "arguments": {"text": "hi"}}))
+    agent, _ = make_agent(ws, [answer, answer], tool_mode="constrained")
+    face = Face()
+    await agent.run_turn("x", face)
+    await agent.run_turn("y", face)
+    said = 'Constrained steps this session (tool_mode = "constrained").'
+    assert face.of(Notice) == [Notice(said)]
 
 
 async def test_no_request_shows_a_small_model_an_answer_to_copy(ws: Path) -> None:

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from agent.config import load_config
-from agent.loop.events import Event, RequestStats
+from agent.events import Event, RequestStats
 from agent.model.endpoint import ContextOverflow, OpenAIChatModel, StreamEnd
 from agent.runtime.assemble import build_agent
-from agent.steps.constrained import ConstrainedSteps
+from agent.small.steps import ConstrainedSteps
 from tests.agent.headless_run import headless_json
 
 pytestmark = pytest.mark.real_server

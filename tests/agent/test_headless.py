@@ -15,7 +15,7 @@ from agent.config import Config
 from agent.faces.headless import HEADLESS_DENIAL, event_json, run_agent, stats_line
 from agent.model.scripted import Step, call, text
 from agent.sessions.store import Session
-from agent.steps.report import WITHHELD
+from agent.small.report import WITHHELD
 from tests.factory import make_agent
 
 pytestmark = pytest.mark.usefixtures("beecode_dirs")
@@ -106,19 +106,17 @@ def test_stream_json_is_one_event_per_line(workspace: Path) -> None:
     assert lines[-1]["commands"] == lines[-2]["facts"]["commands"] == []
 
 
-def test_a_false_report_is_said_beside_it_and_a_failed_step_exits_3(workspace: Path) -> None:
+def test_a_false_citation_is_said_beside_it_and_a_failed_step_exits_3(workspace: Path) -> None:
+    (workspace / "a.py").write_text("x = 1\n")
     edit = call("edit", {"path": "b.txt", "old": "x", "new": "y"})
     run_it = call("bash", {"command": "echo hi"})
-    status, out, err = run(workspace, [edit, run_it, text("Updated b.txt; it printed 5.")], "text")
-    assert (status, out) == (3, "Updated b.txt; it printed 5.\n")
+    answer = text("Updated b.txt (see `a.py:40`).")
+    status, out, err = run(workspace, [edit, run_it, answer], "text")
+    assert (status, out) == (3, "Updated b.txt (see `a.py:40`).\n")
     facts = [line for line in err.splitlines() if line.startswith("beecode: ")]
     assert facts[0] == "beecode: ran `echo hi` (exit 0)"
     assert facts[1].startswith("beecode: failed: edit b.txt: ")
-    assert facts[2:] == [
-        "beecode: the answer names b.txt, which this turn did not write",
-        "beecode: the answer says something printed 5; no result this turn holds it",
-        "beecode: the answer does not say that a step failed: " + facts[1][17:],
-    ]
+    assert facts[2:] == ["beecode: the answer cites a.py:40; it has 1 lines"]
 
 
 def test_asks_are_denied_with_a_note_since_nobody_can_answer(workspace: Path) -> None:
@@ -157,7 +155,7 @@ def test_stats_line_without_requests() -> None:
 
 
 def test_event_json_names() -> None:
-    from agent.loop.events import Notice
+    from agent.events import Notice
 
     assert event_json(Notice("hi")) == {"type": "notice", "message": "hi", "level": "info"}
 

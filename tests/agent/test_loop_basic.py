@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent.loop.events import (
+from agent.events import (
     ErrorEvent,
     Notice,
     StepStats,

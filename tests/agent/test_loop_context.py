@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from agent.context.prompt import SUMMARY_INSTRUCTION, SUMMARY_PREFIX, TokenCounter
-from agent.loop.events import Notice
+from agent.events import Notice
 from agent.model.endpoint import ContextOverflow
 from agent.model.scripted import text
 from agent.sessions.store import Session

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.loop.events import Notice
+from agent.events import Notice
 from agent.model.scripted import call, text
-from agent.steps.habits import DONE_NOTE, REPEAT_NOTE
+from agent.small.habits import DONE_NOTE, REPEAT_NOTE
 from tests.agent.loop_kit import Face, assert_valid_history, make_agent, results
 
 

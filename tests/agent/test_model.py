@@ -20,7 +20,7 @@ from agent.model.endpoint import (
     StreamEnd,
     TextPiece,
 )
-from agent.runtime.assemble import wants_constrained
+from agent.runtime.assemble import small_model
 from tests.agent.sse_server import Script, chunk
 
 TIMINGS = {
@@ -216,4 +216,4 @@ async def test_unreachable_server() -> None:
 def test_tool_mode_follows_the_model(
     caps: dict[str, bool], name: str, n_params: int | None, constrained: bool
 ) -> None:
-    assert wants_constrained(caps, name, n_params) is constrained
+    assert bool(small_model(caps, name, n_params)) is constrained

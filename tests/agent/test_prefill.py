@@ -11,7 +11,7 @@ import pytest
 
 from agent.config import Config
 from agent.context.prefill import PrefillRate, context_report
-from agent.loop.events import Event, Notice, RequestStats, StepStats
+from agent.events import Event, Notice, RequestStats, StepStats
 from agent.model.scripted import call, text
 from tests.factory import ENDPOINT, make_agent
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agent.loop.reads import Reads
 from agent.model.reply import Call
 from agent.model.scripted import text
-from agent.steps.habits import ReadLedger
-from agent.steps.redirects import clobbering_redirect, redirect_refusal, repeated_append
+from agent.small.habits import SmallLedger
+from agent.small.redirects import clobbering_redirect, redirect_refusal, repeated_append
 from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 from tools.registry import default_registry
 
@@ -45,7 +46,7 @@ def test_a_redirect_of_one_key_goes_through_where_the_task_asks_for_the_whole_te
     ws: Path,
 ) -> None:
     (ws / "settings.toml").write_text(SETTINGS)
-    ledger = ReadLedger(default_registry(), ws)
+    ledger = SmallLedger(Reads(default_registry(), ws))
     ledger.task = "overwrite settings.toml with debug = true"
     call = Call("c", "bash", {"command": "echo 'debug = true' > settings.toml"})
     asked = str(clobbering_redirect(call, ledger))
@@ -56,7 +57,7 @@ def test_a_redirect_of_one_key_goes_through_where_the_task_asks_for_the_whole_te
 def test_a_redirect_of_a_line_the_file_has_is_refused_every_time(ws: Path) -> None:
     """The 0.5B model echoed `debug = false` over settings.toml twice: name = 'app' was lost."""
     (ws / "settings.toml").write_text(SETTINGS)
-    ledger = ReadLedger(default_registry(), ws)
+    ledger = SmallLedger(Reads(default_registry(), ws))
     ledger.task = "in settings.toml turn debug on (it is false now)"
     call = Call("c", "bash", {"command": "echo 'debug = false' > settings.toml"})
     edit = {"path": "settings.toml", "old": "debug = false", "new": "debug = true"}
@@ -83,7 +84,7 @@ async def test_the_same_redirect_again_goes_through(ws: Path) -> None:
 
 def test_appends_new_files_and_stderr_are_not_asked(ws: Path) -> None:
     (ws / "notes.txt").write_text("old\n")
-    ledger = ReadLedger(default_registry(), ws)
+    ledger = SmallLedger(Reads(default_registry(), ws))
     for command in [
         "echo more >> notes.txt",
         "echo x > fresh.txt",
@@ -147,7 +148,7 @@ async def test_an_append_of_a_key_the_file_sets_is_refused_with_the_edit(ws: Pat
 
 def test_appends_of_new_keys_lines_and_asked_lines_are_not_refused(ws: Path) -> None:
     (ws / "settings.toml").write_text(SETTINGS)
-    ledger = ReadLedger(default_registry(), ws)
+    ledger = SmallLedger(Reads(default_registry(), ws))
     ledger.task = "in settings.toml turn verbose on"
     for command in ["echo 'verbose = true' >> settings.toml", "echo fourth >> settings.toml"]:
         assert redirect_refusal(Call("c", "bash", {"command": command}), ledger) is None, command

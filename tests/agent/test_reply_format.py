@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.model.endpoint import OpenAIChatModel, ReplyFormat
-from agent.steps.schema import STEP_MAX_TOKENS, step_format, step_tools
+from agent.small.schema import STEP_MAX_TOKENS, step_format, step_tools
 from tests.agent.sse_server import Script, chunk
 
 BASH = {"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}

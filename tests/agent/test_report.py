@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent.model.reply import Reply
 from agent.model.scripted import text
-from agent.steps.report import REPORT_PROMPT, WITHHELD, Report
+from agent.small.report import REPORT_PROMPT, WITHHELD, Report
 from tests.agent.loop_kit import Face, make_agent, step
 
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from agent.config import Config
+from agent.events import Event, Notice, RequestStats, StepStats
 from agent.faces.contract import ConnectRequest, Core
-from agent.loop.events import Event, Notice, RequestStats, StepStats
 from agent.runtime import Runtime
 from agent.runtime.slot_cache import SlotCache, prefix_of, restore_effect
 from server.client import chat

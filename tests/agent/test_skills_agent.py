@@ -13,11 +13,12 @@ import pytest
 from agent.commands.turns import CommandAgent, setup_skills
 from agent.config import Config
 from agent.context.prompt import TokenCounter, system_prompt
+from agent.events import PermissionDecision, PermissionRequest, TurnFinished
 from agent.faces.headless import run_agent
-from agent.loop.events import PermissionDecision, PermissionRequest, TurnFinished
 from agent.model.scripted import ScriptedModel, Step, call, text
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, read_records
+from agent.small import session_policy
 from tests.agent.loop_kit import Face, offered
 from tests.skills.conftest import write_skill
 from tools.registry import default_registry
@@ -66,6 +67,7 @@ def make(
         ctx,
         system=system,
         skills=setup,
+        policy=session_policy(cfg.tool_mode, ""),
     )
     return agent, model
 

@@ -10,7 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from agent.config import load_config
-from agent.loop.events import RequestStats
+from agent.events import RequestStats
 from agent.runtime.slot_cache import SlotCache, mismatch, prefix_of, restore_effect
 from server.paths import write_json
 

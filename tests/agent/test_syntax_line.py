@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent.model.reply import Call
 from agent.model.scripted import text
-from agent.steps.syntax_line import breaking_edit, syntax_line
+from agent.small.syntax_line import breaking_edit, syntax_line
 from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 
 BROKEN = "def add(a, b)\n    return a + b\n\n\nprint(add(2, 3))\n"

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from agent.model.scripted import text
-from agent.steps.task_change import NOT_DONE_NOTE, asks_after_change, asks_change, workspace_state
+from agent.small.task_change import NOT_DONE_NOTE, asks_after_change, asks_change, workspace_state
 from tests.agent.loop_kit import Face, make_agent, offered, results, step
 
 DONE = '"done"'

@@ -1,12 +1,12 @@
-"""A task that removes one line of a file, held to that line (``agent.steps.task_cut``)."""
+"""A task that removes one line of a file, held to that line (``agent.small.task_cut``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from agent.model.scripted import text
-from agent.steps.task_cut import LineCut
-from agent.steps.task_end import TaskEnd
+from agent.small.task_cut import LineCut
+from agent.small.task_end import TaskEnd
 from tests.agent.loop_kit import Face, make_agent, results, step
 
 NOTES = "first\nsecond\nthird\n"

@@ -1,4 +1,4 @@
-"""What the task says its files end as (``agent.steps.task_end``), in constrained mode: after a
+"""What the task says its files end as (``agent.small.task_end``), in constrained mode: after a
 step that worked, a file that lacks the text the task names, a rename not made, or a key the task
 sets still at its old value is said so with the step to send, and the next step is held to it."""
 
@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.loop.claims import doubts
-from agent.loop.facts import TurnFacts
+from agent.facts import TurnFacts
 from agent.model.reply import Call
 from agent.model.scripted import text
-from agent.steps.task_end import TaskEnd
-from agent.steps.task_values import changed_value
-from agent.steps.task_words import asked_text
+from agent.small.claims import doubts
+from agent.small.task_end import TaskEnd
+from agent.small.task_values import changed_value
+from agent.small.task_words import asked_text
 from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 
 DONE = '"done"'

@@ -1,4 +1,4 @@
-"""A file the task runs, held to its run (``agent.steps.task_run``)."""
+"""A file the task runs, held to its run (``agent.small.task_run``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agent.model.reply import Call
 from agent.model.scripted import text
-from agent.steps.task_run import RunLeft
+from agent.small.task_run import RunLeft
 from tests.agent.loop_kit import Face, make_agent, results, step
 
 TASK = "create hello.sh that echoes hi, make it executable and run it"

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from agent.model.scripted import text
-from agent.steps.task_test import fixed_file, named_test
+from agent.small.task_test import fixed_file, named_test
 from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 
 DONE = '"done"'

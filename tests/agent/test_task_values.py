@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.model.scripted import text
-from agent.steps.task_values import changed_value
+from agent.small.task_values import changed_value
 from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 
 DONE = '"done"'

@@ -8,10 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent.loop.reads import Reads
 from agent.model.reply import Call
 from agent.model.scripted import Request, text
-from agent.steps.habits import ReadLedger
-from agent.steps.task_words import asked_text, is_question, words_refusal
+from agent.small.habits import SmallLedger
+from agent.small.task_words import asked_text, is_question, words_refusal
 from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 from tools.registry import default_registry
 
@@ -268,7 +269,7 @@ async def test_the_text_a_task_names_with_more_after_it_is_asked_about_once(ws: 
 def test_the_guides_example_edit_is_refused_with_the_files_text(ws: Path) -> None:
     """Told to fix calc.py, the 0.5B model sent the guide's edit (then of calc.py) as it was."""
     (ws / "shop.py").write_text("def double(x):\n    return x + 2\n")
-    ledger = ReadLedger(default_registry(), ws)
+    ledger = SmallLedger(Reads(default_registry(), ws))
     ledger.task = "fix shop.py"
     example = Call("1", "edit", {"path": "shop.py", "old": "print(total", "new": "print(total)"})
     assert words_refusal(example, ledger, []) == (

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agent.model.toolcalls import ParsedCall, loads_lenient, parse_arguments, parse_text_calls
-from agent.steps.schema import essential, parse_step, step_format, step_tools
+from agent.small.schema import essential, parse_step, step_format, step_tools
 
 TOOLS = {"bash", "write", "read"}
 STR = {"type": "string"}

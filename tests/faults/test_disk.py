@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.loop.events import ToolCallFinished
+from agent.events import ToolCallFinished
 from agent.model.scripted import call, text
 from agent.sessions.store import Session
 from tests.checkpoints.conftest import make_agent

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.loop.events import Event, ToolCallFinished
+from agent.events import Event, ToolCallFinished
 from agent.model.scripted import ScriptedModel, Step, call, text
 from agent.sessions.store import Session
 from tests.faults.agents import yolo_agent

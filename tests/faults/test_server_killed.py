@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from agent.events import ErrorEvent, Event, TextDelta
 from agent.loop.agent import Agent
-from agent.loop.events import ErrorEvent, Event, TextDelta
 from agent.model.endpoint import OpenAIChatModel
 from agent.sessions.store import Session
 from server.engine.build import Engine

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from agent.config import Config, load_config
+from agent.events import ErrorEvent, Event
 from agent.loop.agent import Agent
-from agent.loop.events import ErrorEvent, Event
 from agent.model.endpoint import OpenAIChatModel
 from agent.runtime.assemble import serve_model
 from agent.sessions.store import Session

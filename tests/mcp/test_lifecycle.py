@@ -19,8 +19,8 @@ from pathlib import Path
 import psutil
 
 from agent.config import Config
+from agent.events import Event, Notice
 from agent.faces.contract import ConnectRequest
-from agent.loop.events import Event, Notice
 from agent.model.scripted import call
 from tests.agent.sse_server import Script, chunk, scripted_endpoint
 from tests.factory import ENDPOINT, ScriptedRuntime, answer

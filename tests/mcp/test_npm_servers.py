@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from agent.config import Config
+from agent.events import ToolCallFinished, TurnFinished
 from agent.faces.contract import ConnectRequest
-from agent.loop.events import ToolCallFinished, TurnFinished
 from agent.model.scripted import call
 from tests.factory import ENDPOINT, ScriptedRuntime, answer
 

@@ -13,8 +13,8 @@ import pytest
 from agent.commands.prompts import prompt_arguments
 from agent.commands.registry import McpPrompt
 from agent.config import Config
+from agent.events import TurnFinished
 from agent.faces.contract import ConnectRequest
-from agent.loop.events import TurnFinished
 from agent.model.scripted import call
 from tests.factory import ENDPOINT, ScriptedRuntime, answer
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from agent.config import Config
+from agent.events import PermissionDecision, PermissionRequest
 from agent.faces.contract import ConnectRequest
-from agent.loop.events import PermissionDecision, PermissionRequest
 from agent.model.scripted import call
 from tests.factory import ENDPOINT, ScriptedRuntime, answer
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent.config import Config
-from agent.loop.events import PermissionRequest
+from agent.events import PermissionRequest
 from agent.model.scripted import call, text
 from tests.agent.loop_kit import Face, make_agent
 from tests.factory import ENDPOINT

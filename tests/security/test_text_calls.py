@@ -67,7 +67,7 @@ async def test_recovered_calls_are_marked() -> None:
 
 
 def test_the_tui_marks_a_recovered_call() -> None:
-    from agent.loop.events import ToolCallStarted
+    from agent.events import ToolCallStarted
     from agent.tui.widgets.blocks import ToolBlock
 
     args = {"command": "ls"}

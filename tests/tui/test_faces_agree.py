@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from agent.config import Config
+from agent.events import RequestStats
 from agent.faces.contract import ConnectRequest
 from agent.faces.headless import run_agent
-from agent.loop.events import RequestStats
 from agent.model.endpoint import StreamEnd
 from agent.model.scripted import Script, call
 from tests.factory import ScriptedRuntime, answer

@@ -20,7 +20,7 @@ async def test_the_facts_block_follows_the_answer_and_doubts_it(workspace: Path)
     script = [
         call("write", {"path": "fib.py", "content": "x = 5\n"}),
         call("bash", {"command": "python3 fib.py"}),
-        answer("Created fib.py; running it printed 5."),
+        answer("Created fib.py; running it printed 5 (`fib.py:3`)."),
     ]
     async with running(ScriptedRuntime(workspace, script, YOLO)) as (app, pilot):
         await turn(app, pilot, "create fib.py that prints 5 and run it")
@@ -32,7 +32,7 @@ async def test_the_facts_block_follows_the_answer_and_doubts_it(workspace: Path)
             "beecode:",
             "created fib.py",
             "ran `python3 fib.py` (exit 0)",
-            "the answer says something printed 5; no result this turn holds it",
+            "the answer cites fib.py:3; it has 1 lines",
         ]
         assert facts.has_class("-warning")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.loop.events import Notice, ReasoningDelta, TextDelta
+from agent.events import Notice, ReasoningDelta, TextDelta
 from agent.model.stats import combine
 from agent.tui import format as fmt
 from agent.tui.commands import parse

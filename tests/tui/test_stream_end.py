@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import agent.tui.screens.main as main_screen
-from agent.loop.events import Event, StepStats
+from agent.events import Event, StepStats
 from tests.factory import ScriptedRuntime, answer
 from tests.tui.harness import running, turn
 

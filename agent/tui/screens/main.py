@@ -23,8 +23,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from agent.faces.contract import Core, ServerView
-from agent.loop.events import (
+from agent.events import (
     ErrorEvent,
     Event,
     Notice,
@@ -38,6 +37,7 @@ from agent.loop.events import (
     ToolCallStarted,
     TurnFinished,
 )
+from agent.faces.contract import Core, ServerView
 from agent.model.stats import combine
 from agent.tui.agent_loop import AgentLoop, resolve
 from agent.tui.history import PromptHistory

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 from textual.widgets.button import ButtonVariant
 
-from agent.loop.events import PermissionChoice, PermissionDecision, PermissionRequest
+from agent.events import PermissionChoice, PermissionDecision, PermissionRequest
 from agent.tui.agent_loop import when_done
 from agent.tui.widgets.blocks import diff_content
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
-from agent.loop.events import ToolCallFinished, ToolCallStarted
-from agent.loop.facts import TurnFacts
+from agent.events import ToolCallFinished, ToolCallStarted
+from agent.facts import TurnFacts
 from agent.tui import format as fmt
 
 OUTPUT_LINES = 40  # tool output kept on screen (the model saw all of it)

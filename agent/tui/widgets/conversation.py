@@ -14,8 +14,8 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from agent.context.mentions import typed_part
-from agent.loop.events import ToolCallFinished, ToolCallStarted
-from agent.loop.facts import TurnFacts
+from agent.events import ToolCallFinished, ToolCallStarted
+from agent.facts import TurnFacts
 from agent.tui import collector
 from agent.tui import format as fmt
 from agent.tui.widgets.background import SameRows

@@ -8,8 +8,8 @@ from textual.content import Content
 from textual.widgets import Static
 
 from agent.context.prefill import seconds_text
+from agent.events import RequestStats
 from agent.faces.contract import Facts, ServerView
-from agent.loop.events import RequestStats
 from agent.tui import format as fmt
 from agent.tui.throughput import LiveRate, throughput_parts
 

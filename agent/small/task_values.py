@@ -19,8 +19,8 @@ import shlex
 from pathlib import Path
 
 from agent.model.reply import Call
-from agent.steps.schema import step_text
-from agent.steps.task_words import TASK_FILE
+from agent.small.schema import step_text
+from agent.small.task_words import TASK_FILE
 from tools.files import workspace_text
 
 _VALUE = r"""(?:'([^']+)'|"([^"]+)"|`([^`]+)`|([^\s'"`,;]+?))"""

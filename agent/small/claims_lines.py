@@ -1,4 +1,4 @@
-"""Claims about a file's lines and runs that ``agent.loop.claims`` checks against the workspace:
+"""Claims about a file's lines and runs that ``agent.small.claims`` checks against the workspace:
 - a line of a file quoted wrong ("Third line of notes.txt is 3." when it holds "third");
 - a line said removed that the turn's change did not remove ("with the second line removed"
   after `sed -i '1d'`), read against the file as it was at the turn's checkpoint;
@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.loop.facts import TurnFacts
+from agent.facts import TurnFacts
 from tools.files import workspace_text
 
 ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()

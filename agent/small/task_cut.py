@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from agent.loop.claims_lines import ORDINALS, QUOTED_NAME
-from agent.steps.command_words import simple_commands
-from agent.steps.schema import step_text
+from agent.small.claims_lines import ORDINALS, QUOTED_NAME
+from agent.small.command_words import simple_commands
+from agent.small.schema import step_text
 
 _VERB = r"\b(?:delete|remove|erase|drop|cut)\s+(?:the\s+)?"
 _CUT = re.compile(

@@ -27,24 +27,17 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.loop.reads import SHOWN_FILE_BYTES, Reads
+from agent.loop.repeats import DONE_NOTE, MAX_REPEATS, REPEAT_NOTE, Repeats, failed
 from agent.model.reply import Call
-from agent.steps.schema import step_text
-from agent.steps.task_words import TASK_FILE, asked_text, only_adds
+from agent.small.schema import step_text
+from agent.small.task_words import TASK_FILE, asked_text, only_adds
 from tools.files import small_text
 from tools.paths import move_command
-from tools.registry import ToolRegistry
 from tools.tool import ToolResult
 
-SHOWN_FILE_BYTES = 4_000  # an unread file this small is shown in the refusal to change it
-MAX_REPEATS = 3  # the same call with the same result, before the turn stops
-REPEAT_NOTE = (
-    "\n[This exact call already failed this way. Do something different: read or fix the file"
-    " involved, or list the folder (ls) to see what is there.]"
-)
-DONE_NOTE = "\n[This exact call already ran, with this same result. If the task is done, answer.]"
 # Told to fix a syntax error, the 0.5B model ran the file twice, read it twice, and stopped.
 FIX_NOTE = "\n[You have seen this already. A step still fails: change the file to fix it.]"
 WRITTEN_NOTE = "\n[Already written. Now check it: run it with bash or read it. Or answer.]"
@@ -60,46 +53,36 @@ MISSING = re.compile(
 TEST_FILE = re.compile(r"test_.*\.py$|.*_test\.py$")
 
 
-@dataclass
-class TurnWatch:
-    """One turn's record of results, for the repeat guard and the check before an answer."""
+class TurnWatch(Repeats):
+    """The repeat guard, with what a small model's steps need of it: the tools to leave out of
+    the next step, and whether an answer now is to wait."""
 
-    repeats: dict[str, tuple[int, bool]] = field(default_factory=dict)  # key -> (count, failed)
-    stuck: str | None = None  # why the turn must stop
-    unchecked_edit: bool = False  # a file changed and nothing ran or read since
-    nudged: bool = False
-    settled: bool = False  # a successful call was repeated with the same result
-    banned: frozenset[str] = frozenset()  # tools the next constrained step may not use
-    # Tools whose call failed twice the same way: they stay out of constrained steps until a
-    # file changes, since until then the same call would fail the same way.
-    failing: frozenset[str] = frozenset()
-    retried: bool = False
-    last_failed: bool = False  # the latest call failed
+    def __init__(self) -> None:
+        super().__init__()
+        self.unchecked_edit = False  # a file changed and nothing ran or read since
+        self.nudged = False
+        self.settled = False  # a successful call was repeated with the same result
+        self.banned: frozenset[str] = frozenset()  # tools the next step may not use
+        # Tools whose call failed twice the same way: they stay out of the steps until a file
+        # changes, since until then the same call would fail the same way.
+        self.failing: frozenset[str] = frozenset()
+        self.retried = False
+        self.last_failed = False  # the latest call failed
 
     def observe(self, call: Call, kind: str | None, result: ToolResult) -> str:
         """Record a result; returns a note to append to it for the model (or "")."""
-        failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
-        self.last_failed = failed
+        now_failed = failed(result)
+        self.last_failed = now_failed
         if not result.is_error:
             # A text file written or edited holds what the call said: its result is the check.
             # A program is checked by running it.
             self.unchecked_edit = kind == "edit" and _is_program(call)
             self.failing = frozenset() if kind == "edit" else self.failing
-        # The same change twice is a repeat whatever it reports the second time ("created"
-        # became "already holds this content", or the old text is gone).
-        outcome = "" if kind == "edit" else result.output
-        key = f"{call.name} {json.dumps(call.arguments, sort_keys=True)} {outcome}"
-        count, first_failed = self.repeats.get(key, (0, failed))
-        self.repeats[key] = (count := count + 1, first_failed)
-        if count >= MAX_REPEATS and self.stuck is None:
-            self.stuck = (
-                f"Stopped: the same {call.name} call gave the same result {count} times: "
-                f"{result.output[:200]}"
-            )
+        count, first_failed = self.count(call, kind, result)
         if count != MAX_REPEATS - 1:
             return ""
         # A small model ignores a note; taking a tool away for one step it cannot ignore.
-        if first_failed and failed:
+        if first_failed and now_failed:
             self.failing |= {call.name}
             return REPEAT_NOTE
         if self.unchecked_edit:  # the same change again: it means "done", but nothing ran it
@@ -137,12 +120,11 @@ def _is_program(call: Call) -> bool:
     return str((call.arguments or {}).get("path", "")).endswith(PROGRAMS)
 
 
-class ReadLedger:
-    """Files the session has read or written, so edits of unseen files can be refused."""
+class SmallLedger:
+    """The session's reads (``agent.loop.reads``) with what the small-model checks keep."""
 
-    def __init__(self, registry: ToolRegistry, workspace: Path) -> None:
-        self.registry, self.workspace = registry, workspace
-        self.seen: set[Path] = set()
+    def __init__(self, reads: Reads) -> None:
+        self.reads, self.registry, self.workspace = reads, reads.registry, reads.workspace
         # Calls refused once: the same call again goes through, since then it is meant.
         self.asked: set[str] = set()
         self.created: set[Path] = set()  # files this session created: their tests are its own
@@ -150,33 +132,10 @@ class ReadLedger:
         self.pin: tuple[str, dict[str, str]] | None = None  # the step a refusal gave: tool, args
 
     def kind(self, call: Call) -> str | None:
-        tool = self.registry.get(call.name)
-        return tool.kind(call.arguments) if tool and call.arguments is not None else None
+        return self.reads.kind(call)
 
     def _paths(self, call: Call) -> list[Path]:
-        tool = self.registry.get(call.name)
-        if tool is None or call.arguments is None:
-            return []
-        return [(self.workspace / p).resolve() for p in tool.paths(call.arguments)]
-
-    def unread_edit(self, call: Call) -> str | None:
-        """Why this edit must wait (an existing file, not empty, never read), or None. The refusal
-        shows a small file whole, which counts as reading it: the next try may change it."""
-        if self.kind(call) != "edit":
-            return None
-        for path in self._paths(call):
-            if path.is_file() and path not in self.seen and path.stat().st_size:
-                inside = path.is_relative_to(self.workspace)
-                shown = path.relative_to(self.workspace) if inside else path
-                text = small_text(path, SHOWN_FILE_BYTES)
-                if text is None:
-                    return f"{shown} exists and you have not read it; read it first, then change it"
-                self.seen.add(path)
-                return (
-                    f"{shown} exists and you have not read it. It holds:\n{text}\n"
-                    "Change it with edit, or write its whole new content"
-                )
-        return None
+        return self.reads.paths(call)
 
     def clobbering_write(self, call: Call) -> str | None:
         """Why this write must be sent twice, or None: it would replace a file's content with
@@ -293,7 +252,5 @@ class ReadLedger:
         return None
 
     def observe(self, call: Call, result: ToolResult) -> None:
-        if not result.is_error and self.kind(call) in ("read", "edit"):
-            self.seen.update(self._paths(call))
         if not result.is_error and result.meta.get("created"):
             self.created.update(self._paths(call))

@@ -20,7 +20,7 @@ from agent.model.toolcalls import ParsedCall, call_from_object, loads_lenient
 # Appended to the system prompt in constrained mode: the format, and worked tasks, which small
 # models follow far better than a description alone. The tasks show calls only, never an answer's
 # words: a small model copied a worked answer ("running it printed 5") into reports of runs that
-# printed nothing. What a turn did is beecode's to report (``agent.loop.facts``). No config file
+# printed nothing. What a turn did is beecode's to report (``agent.facts``). No config file
 # among them: told to change settings.toml, the model edited the guide's app.cfg. Without the
 # commit task, "commit ... with the message 'add readme'" became a write of README.md. The fix is
 # of shop.py: told to fix calc.py, the model sent the guide's edit of calc.py word for word.

@@ -18,8 +18,8 @@ edit or `>>` that would undo it is refused: the 0.5B model appended fourth to no
 it, then wrote the read's line numbers over it, or echoed the read onto it. A command that
 deletes a file the task names and does not delete, rename or move is refused every time: told
 to remove the second line of notes.txt, the model ran `rm notes.txt`. A line the task removes
-is held to that line (``agent.steps.task_cut``); a file the task runs, to its run
-(``agent.steps.task_run``).
+is held to that line (``agent.small.task_cut``); a file the task runs, to its run
+(``agent.small.task_run``).
 """
 
 from __future__ import annotations
@@ -29,14 +29,14 @@ import shlex
 from pathlib import Path
 
 from agent.model.reply import Call
-from agent.steps.command_words import simple_commands
-from agent.steps.redirects import APPENDS
-from agent.steps.schema import Held, step_text
-from agent.steps.task_change import CHANGE_VERBS
-from agent.steps.task_cut import LineCut
-from agent.steps.task_run import RunLeft
-from agent.steps.task_values import renamed_names, value_left
-from agent.steps.task_words import TASK_FILE, appended_line, asked_text, write_call
+from agent.small.command_words import simple_commands
+from agent.small.redirects import APPENDS
+from agent.small.schema import Held, step_text
+from agent.small.task_change import CHANGE_VERBS
+from agent.small.task_cut import LineCut
+from agent.small.task_run import RunLeft
+from agent.small.task_values import renamed_names, value_left
+from agent.small.task_words import TASK_FILE, appended_line, asked_text, write_call
 from tools.files import workspace_text
 from tools.formats import parse_error
 
@@ -125,7 +125,7 @@ class TaskEnd:
 
     def _appended_onto(self, call: Call) -> str | None:
         """The file a command appends a line to with `>>`, but the task's own line (sent again,
-        ``agent.steps.redirects`` says why not); or None."""
+        ``agent.small.redirects`` says why not); or None."""
         command = (call.arguments or {}).get("command") if call.name == "bash" else None
         targets = APPENDS.findall(command) if isinstance(command, str) else []
         asked = appended_line(self.task)

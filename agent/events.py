@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent.loop.facts import TurnFacts
+from agent.facts import TurnFacts
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ StopReason = Literal["done", "failed", "max_steps", "cancelled", "error", "tool_
 @dataclass(frozen=True)
 class TurnFinished:
     """``failed``: the model answered, after a step that failed and was not recovered.
-    ``facts`` is what the turn did, computed by beecode (``agent.loop.facts``)."""
+    ``facts`` is what the turn did, computed by beecode (``agent.facts``)."""
 
     stats: list[RequestStats]  # one per model request in the turn
     stop_reason: StopReason

@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.model.reply import Call
-from agent.steps.schema import STEP_GUIDE, step_text
+from agent.small.schema import STEP_GUIDE, step_text
 from tools.files import workspace_text
 
 if TYPE_CHECKING:  # the habits ask here for the text a task names
-    from agent.steps.habits import ReadLedger
+    from agent.small.habits import SmallLedger
 
 TASK_FILE = re.compile(r"[\w./-]*\w\.[A-Za-z]\w{0,5}\b")  # index.md, out/log.txt
 COPIED_WORDS = 5  # a run this long of beecode's words in a file's content is no coincidence
@@ -58,7 +58,7 @@ _STEP = re.compile(r'\{"name": "\w+", "arguments": \{.*?\}\}', re.S)  # a step t
 _QUOTED = r"""(?:'([^']*)'|"([^"]*)"|([^,;'"]+?))(?=\s*(?:,|;|$|\bthen\b|\band\b))"""
 
 
-def words_refusal(call: Call, ledger: ReadLedger, said: list[str]) -> str | None:
+def words_refusal(call: Call, ledger: SmallLedger, said: list[str]) -> str | None:
     """Why this call, made of the turn's words rather than its work, is refused or asked about;
     ``said`` is what beecode told the model this turn."""
     task, args = ledger.task, call.arguments or {}
@@ -168,8 +168,8 @@ def appended_line(task: str) -> tuple[str, str] | None:
     return text[0], path
 
 
-def run_in_bash(command: str, ledger: ReadLedger) -> str:
-    """The words that give a command to run, held as the next step (``ReadLedger.pin``)."""
+def run_in_bash(command: str, ledger: SmallLedger) -> str:
+    """The words that give a command to run, held as the next step (``SmallLedger.pin``)."""
     ledger.pin = ("bash", {"command": command})
     return f"run in bash: {command}"
 
@@ -195,7 +195,7 @@ def echoed_task(call: Call, task: str) -> bool:
     return any(isinstance(v, str) and opening in _flat(v) for v in values)
 
 
-def replaced_line(call: Call, ledger: ReadLedger) -> str | None:
+def replaced_line(call: Call, ledger: SmallLedger) -> str | None:
     """How to append instead, when the task says append and this edit replaces a whole line of
     the file with a line that does not keep it; else None."""
     task, workspace, args = ledger.task, ledger.workspace, call.arguments or {}
@@ -230,7 +230,7 @@ def other_case(call: Call, task: str) -> str | None:
     )
 
 
-def padded_text(call: Call, task: str, ledger: ReadLedger) -> str | None:
+def padded_text(call: Call, task: str, ledger: SmallLedger) -> str | None:
     """Why a write of the text the task names with more after it must be sent twice, or None:
     told to write index.md containing # Docs, the 0.5B model added a paragraph of its own."""
     args = call.arguments or {}
@@ -248,7 +248,7 @@ def padded_text(call: Call, task: str, ledger: ReadLedger) -> str | None:
     )
 
 
-def other_line(call: Call, ledger: ReadLedger) -> str | None:
+def other_line(call: Call, ledger: SmallLedger) -> str | None:
     """Why an echo of another line onto the file the task appends to is refused, or None: told
     to append the line fourth to notes.txt, the 0.5B model ran `echo 'notes.txt' >> notes.txt`."""
     command, asked = (call.arguments or {}).get("command"), appended_line(ledger.task)
@@ -275,7 +275,7 @@ def only_adds(task: str) -> bool:
     return bool(_ADDS.search(task)) and not _TAKES_OUT.search(task)
 
 
-def dropped_text(call: Call, task: str, ledger: ReadLedger) -> str | None:
+def dropped_text(call: Call, task: str, ledger: SmallLedger) -> str | None:
     """Why an edit that takes text out of a file, in a task that only adds, is refused (with
     the edit that keeps it), or None: told to add multiply to math_utils.py, the 0.5B model
     replaced add with it."""

@@ -1,6 +1,6 @@
 """A command that replaces a file's content with ``>``, asked about once.
 
-The clobbering-write question (``ReadLedger.clobbering_write``) stops a write that keeps none of
+The clobbering-write question (``SmallLedger.clobbering_write``) stops a write that keeps none of
 a file's lines; a small model does the same through bash. Told to turn debug on in
 settings.toml, the 0.5B model ran `echo 'debug = true' > settings.toml`, and `name = 'app'` was
 gone. A command whose ``>`` (not ``>>``) replaces a file of the workspace that holds text is
@@ -22,9 +22,9 @@ import re
 import shlex
 
 from agent.model.reply import Call
-from agent.steps.habits import ReadLedger
-from agent.steps.schema import step_text
-from agent.steps.task_values import value_edit
+from agent.small.habits import SmallLedger
+from agent.small.schema import step_text
+from agent.small.task_values import value_edit
 from tools.files import workspace_text
 
 # `> file` and `1> file`, not `>>`, `2>`, `&>` or `>&2`
@@ -37,12 +37,12 @@ _KEY = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]")
 _WHOLE = re.compile(r"\b(?:only|just|overwrite|replace|nothing but)\b", re.I)  # all meant
 
 
-def redirect_refusal(call: Call, ledger: ReadLedger) -> str | None:
+def redirect_refusal(call: Call, ledger: SmallLedger) -> str | None:
     """Why this command's ``>`` or ``>>`` is refused or asked about; or None."""
     return clobbering_redirect(call, ledger) or keyed_append(call, ledger)
 
 
-def clobbering_redirect(call: Call, ledger: ReadLedger) -> str | None:
+def clobbering_redirect(call: Call, ledger: SmallLedger) -> str | None:
     """Why this command, which replaces a file's text with ``>``, is asked about; or None."""
     command = (call.arguments or {}).get("command")
     if call.name != "bash" or not isinstance(command, str):
@@ -70,7 +70,7 @@ def clobbering_redirect(call: Call, ledger: ReadLedger) -> str | None:
     return None
 
 
-def keyed_append(call: Call, ledger: ReadLedger) -> str | None:
+def keyed_append(call: Call, ledger: SmallLedger) -> str | None:
     """Why this command, which appends with ``>>`` a line setting a key its file sets already,
     is refused (the next step held to the edit of that key's line); or None."""
     command = appends(call)
@@ -87,7 +87,7 @@ def keyed_append(call: Call, ledger: ReadLedger) -> str | None:
 
 
 def _edit_args(
-    echoed: re.Match[str] | None, target: str, text: str, ledger: ReadLedger
+    echoed: re.Match[str] | None, target: str, text: str, ledger: SmallLedger
 ) -> tuple[dict[str, str] | None, bool]:
     """The edit of the line that sets the key an echoed line sets, or None; and whether the
     file has the echoed line already (the model echoed `debug = false` over the file too):

@@ -1,22 +1,29 @@
 """The step policy: how the loop asks for each step and reads what comes back.
 
 The loop (``agent.loop.agent``) is the same for every model; what differs between models is
-here. This base class is the native policy and does nothing special: the registry's tools go to
-the server as they are, the reply is free (text and native calls, streamed to the face as they
-come), the answer is kept as it came. It keeps the turn's repeat guard (``TurnWatch``), which
-stops any model that repeats itself. The policy for small models is ``agent.steps.constrained``.
+here. This base class is the native policy, the one every model of 3B parameters or more gets,
+and it does nothing special: the registry's tools go to the server as they are, the reply is
+free (text and native calls, streamed to the face as they come), the answer is kept as it came.
+It reads no English: nothing here looks at the words of the task or of the answer. The policy
+for small models is ``agent.small``, which the loop never imports: the runtime picks a policy
+once per session and hands it in.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from agent.loop.events import EventSink
-from agent.loop.facts import TurnFacts
+from agent.events import EventSink
+from agent.facts import TurnFacts
+from agent.loop.reads import Reads
+from agent.loop.record import FactsRecorder
+from agent.loop.repeats import Repeats
 from agent.model.endpoint import FREE, ReplyFormat
 from agent.model.reply import Call, Reply
-from agent.steps.habits import TurnWatch
+from agent.permissions.rules import Permissions
+from tools.registry import ToolRegistry
 from tools.tool import ToolResult
 
 
@@ -30,18 +37,34 @@ class Step:
     instruction: str | None = None
 
 
-class StepPolicy:
-    """The native policy; subclasses change the steps of models that need it."""
+@dataclass(frozen=True)
+class Surroundings:
+    """What a policy may look at: the session's tools, permissions, reads and workspace."""
 
-    def __init__(self, watch: TurnWatch | None = None) -> None:
-        self.watch = watch or TurnWatch()
+    registry: ToolRegistry
+    permissions: Permissions
+    reads: Reads
+    workspace: Path
+
+
+class StepPolicy:
+    """The native policy; ``agent.small`` changes the steps of the models that need it."""
+
+    notice = ""  # said once, at the session's first turn: why this policy, where it is not plain
+
+    def __init__(self) -> None:
+        self.watch = Repeats()
+
+    def bind(self, around: Surroundings) -> None:
+        """The session's surroundings, given once, before the first turn."""
 
     def system(self, prompt: str) -> str:
         """The system prompt as this policy sends it."""
         return prompt
 
-    def start_turn(self) -> None:
-        self.watch = TurnWatch()
+    def start_turn(self, task: str) -> None:
+        """A new turn on the user's words ``task``."""
+        self.watch = Repeats()
 
     def step(self, tools: list[dict[str, Any]]) -> Step:
         """The next request's shape, given the registry's tool schemas."""
@@ -68,6 +91,10 @@ class StepPolicy:
         None: set aside unshown and unkept, for a step that must call a tool."""
         return reply.text
 
+    def doubts(self, answer: str, facts: TurnFacts, record: FactsRecorder) -> list[str]:
+        """This policy's own doubts about the answer, beside the loop's (none here)."""
+        return []
+
     def doubted(self, answer: str, doubts: list[str]) -> str:
         """The words that send an answer the facts contradict back to the model, its next step
         the answer again; "" to keep it (here it was streamed already: the user has read it)."""
@@ -86,6 +113,5 @@ class StepPolicy:
         """The turn's answer from the closing request's reply."""
         return reply.text
 
-    def after_calls(self, invalid: int, emit: EventSink) -> StepPolicy:
-        """The policy for the steps that follow a step with ``invalid`` invalid calls."""
-        return self
+    def after_calls(self) -> None:
+        """A step's calls are all answered."""

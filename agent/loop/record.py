@@ -8,7 +8,7 @@ exited non-zero, or a change that left its file no longer parsing as Python, TOM
 INI) is unrecovered unless a later call on the same subject (a change of the same
 file, by any tool; the same command line) succeeded. Reads and permission denials are not failed
 steps: a look at a missing file is exploring, a denial the user's choice; nor is a write refused
-to keep the turn's checked work (``agent.loop.guard``), nor an edit sent again that finds its own
+to keep the turn's checked work (``agent.small.guard``), nor an edit sent again that finds its own
 earlier result. A changed file that parsed at the checkpoint and does not now is a failed step
 too, whichever call changed it.
 """
@@ -18,63 +18,18 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent.checkpoints.shadow import CheckpointError
 from agent.checkpoints.store import Checkpoints
+from agent.facts import CommandRun, TurnFacts
+from agent.model.reply import Call
 from tools.edit import MADE_ALREADY
 from tools.files import CHECK_BYTES, workspace_text
 from tools.formats import parse_error
-
-if TYPE_CHECKING:  # agent.model.reply imports the events, which hold TurnFacts
-    from agent.model.reply import Call
-    from tools.tool import ToolResult
+from tools.tool import ToolResult
 
 SHOWN_OUTPUT_CHARS = 300  # of each command's output, in the facts
-
-
-@dataclass(frozen=True)
-class CommandRun:
-    command: str
-    exit_code: int | None  # None: it did not run (refused) or still runs
-    output: str  # its start, as the model saw it
-
-
-@dataclass(frozen=True)
-class TurnFacts:
-    created: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    commands: list[CommandRun] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)  # unrecovered failed steps, one line each
-    doubts: list[str] = field(default_factory=list)  # where the answer contradicts these facts
-    # The model's report when it was left out of the answer for its doubts (a small model's).
-    withheld: str = ""
-
-    @property
-    def files(self) -> list[str]:
-        return [*self.created, *self.changed, *self.deleted]
-
-    def lines(self) -> list[str]:
-        """The facts in plain lines, for a face to show as beecode's (a turn that only talked or
-        read has none)."""
-        shown = [
-            f"{verb} {', '.join(paths)}"
-            for verb, paths in (
-                ("created", self.created),
-                ("changed", self.changed),
-                ("deleted", self.deleted),
-            )
-            if paths
-        ]
-        for run in self.commands:
-            status = "not run" if run.exit_code is None else f"exit {run.exit_code}"
-            shown.append(f"ran `{run.command[:120]}` ({status})")
-        shown += [f"failed: {line}" for line in self.failed]
-        shown += self.doubts
-        return shown
 
 
 class FactsRecorder:

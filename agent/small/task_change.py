@@ -16,8 +16,8 @@ import re
 from pathlib import Path
 
 from agent.model.reply import Call
-from agent.steps.habits import FILE_TOOLS
-from agent.steps.task_words import TASK_FILE, is_question
+from agent.small.habits import FILE_TOOLS
+from agent.small.task_words import TASK_FILE, is_question
 from tools.registry import ToolRegistry
 
 CHANGE_VERBS = frozenset(

@@ -12,8 +12,8 @@ import shlex
 from pathlib import Path
 
 from agent.model.reply import Call
-from agent.steps.command_words import simple_commands
-from agent.steps.schema import Held, step_text
+from agent.small.command_words import simple_commands
+from agent.small.schema import Held, step_text
 
 # "run it", "and execute it", "then run hello.py"
 _RUN = re.compile(r"\b(?:run|execute)\s+(it|[\w./-]*\w\.(?:py|sh))\b", re.I)

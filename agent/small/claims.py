@@ -1,4 +1,4 @@
-"""Where a turn's answer contradicts its facts (``agent.loop.facts``), said beside the answer.
+"""Where a turn's answer contradicts its facts (``agent.facts``), said beside the answer.
 
 Small models copy report templates: "Created fib.py; running it printed 5." when the run printed
 nothing, or "Config.py has been updated" after the only edit failed. These kinds are caught, each
@@ -19,7 +19,7 @@ policy may leave them out, ``StepPolicy.kept_answer``):
   names and no file changed;
 - a line of a file quoted wrong, a line said removed that was not, a file said not to run after
   it ran, a file named that is nowhere, a rename or move told backwards
-  (``agent.loop.claims_lines``);
+  (``agent.small.claims_lines``);
 - a value or a line count claimed for a file the turn changed ("It is now true.", "notes.txt now
   has four lines") that the file as it is now does not hold.
 """
@@ -30,15 +30,15 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.loop.claims_lines import (
+from agent.facts import TurnFacts
+from agent.small.claims_lines import (
     line_said,
     not_run_said,
     nowhere_named,
     removed_said,
     reversed_said,
 )
-from agent.loop.facts import TurnFacts
-from agent.steps.task_change import asks_change
+from agent.small.task_change import asks_change
 from tools.files import workspace_text
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n")

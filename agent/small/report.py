@@ -1,4 +1,4 @@
-"""A small model's closing words, checked before they are shown (``agent.steps.constrained``).
+"""A small model's closing words, checked before they are shown (``agent.small.steps``).
 
 Empty words, or this request's own copied back, leave the last result as the answer, in
 beecode's words. Words the turn's facts
@@ -16,14 +16,14 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from agent.loop.events import EventSink, TextDelta
-from agent.loop.facts import TurnFacts
+from agent.events import EventSink, TextDelta
+from agent.facts import TurnFacts
 from agent.model.reply import Reply
 
 # Short on purpose: a small model copies the words of this request into its answer.
 REPORT_PROMPT = "Now answer me in one or two sentences."
 WITHHELD = "The model's report is left out: beecode's facts below contradict it."
-# The values in beecode's doubts (agent.loop.claims_lines, agent.loop.claims): what the file holds
+# The values in beecode's doubts (agent.small.claims_lines, agent.small.claims): what the file holds
 _LINE_IS = re.compile(r"the answer says line (\d+) of (\S+) is .*; it is ('.*')$")
 _HAS_LINES = re.compile(r"the answer says (\S+) has \w+ lines; it has (\d+)$")
 

@@ -1,14 +1,14 @@
 """The step policy for small models: every reply one JSON step object, and the habits kept for it.
 
 A model too small to call tools reliably gets each reply held to the step schema
-(``agent.steps.schema``), the tools of each step chosen by what the turn has seen so far
-(``agent.steps.habits``): tools bash stands in for are left out, tools the plan mode refuses and
+(``agent.small.schema``), the tools of each step chosen by what the turn has seen so far
+(``agent.small.habits``): tools bash stands in for are left out, tools the plan mode refuses and
 tools the turn watch banned are not offered. An answer right after a change, or while a call
 keeps failing, is set aside once for a step that must call a tool. When the model repeats a
 finished call (the same call, a small variation of it three times, or beecode's words about a
 change fed back as input), the turn ends with a closing step that can only be the answer; its
 instruction goes with that one request only, so the history shows the last result, then the
-answer. The answer is shown once checked against the turn's facts (``agent.steps.report``).
+answer. The answer is shown once checked against the turn's facts (``agent.small.report``).
 After a step that may have finished the task (its calls worked, one a change or a command that
 exited 0) and needs no check first, the next request is the choice "done" or "continue": done
 leads to the report, continue to a step that must call a tool. Where beecode names the file the
@@ -23,16 +23,19 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from agent.context.prompt import with_guide
-from agent.loop.events import EventSink
-from agent.loop.facts import TurnFacts
+from agent.events import EventSink
+from agent.facts import TurnFacts
+from agent.loop.policy import Step, StepPolicy, Surroundings
+from agent.loop.record import FactsRecorder
+from agent.loop.repeats import DONE_NOTE
 from agent.model.reply import Call, Reply, make_call
-from agent.permissions.rules import Permissions
-from agent.steps.habits import DONE_NOTE, FILE_TOOLS, ReadLedger, TurnWatch
-from agent.steps.near_repeats import NearRepeats
-from agent.steps.policy import Step, StepPolicy
-from agent.steps.redirects import appends, redirect_refusal, repeated_append
-from agent.steps.report import Report
-from agent.steps.schema import (
+from agent.small.claims import doubts as claim_doubts
+from agent.small.guard import WorkGuard
+from agent.small.habits import FILE_TOOLS, SmallLedger, TurnWatch
+from agent.small.near_repeats import NearRepeats
+from agent.small.redirects import appends, redirect_refusal, repeated_append
+from agent.small.report import Report
+from agent.small.schema import (
     ANSWER,
     CHOICE_FORMAT,
     CHOICE_PROMPT,
@@ -44,19 +47,18 @@ from agent.steps.schema import (
     step_tools,
     with_args,
 )
-from agent.steps.syntax_line import breaking_edit, syntax_line, syntax_note
-from agent.steps.task_change import (
+from agent.small.syntax_line import breaking_edit, syntax_line, syntax_note
+from agent.small.task_change import (
     NOT_DONE_NOTE,
     AskedAfter,
     asks_change,
     refused_by_mode,
     workspace_state,
 )
-from agent.steps.task_end import TaskEnd
-from agent.steps.task_test import TaskTest
-from agent.steps.task_values import renamed_file, value_edit_refusal
-from agent.steps.task_words import missing_note, words_refusal
-from tools.registry import ToolRegistry
+from agent.small.task_end import TaskEnd
+from agent.small.task_test import TaskTest
+from agent.small.task_values import renamed_file, value_edit_refusal
+from agent.small.task_words import missing_note, words_refusal
 from tools.tool import ToolResult
 
 # What a step may call: either, a tool, the answer; or no call: the done-or-continue choice,
@@ -67,19 +69,16 @@ Offer = Literal["all", "tools", "answer", "choice", "report"]
 class ConstrainedSteps(StepPolicy):
     """Each reply one step object; the offers, set-asides and report of the module docstring."""
 
-    def __init__(
-        self,
-        registry: ToolRegistry,
-        permissions: Permissions,
-        ledger: ReadLedger,
-        watch: TurnWatch | None = None,
-    ) -> None:
-        super().__init__(watch)
-        self.registry, self.permissions, self.ledger = registry, permissions, ledger
+    notice = "Constrained steps this session: each reply is held to one JSON step."
+
+    def __init__(self, notice: str = "") -> None:
+        super().__init__()
+        self.notice = notice or self.notice
+        self.watch: TurnWatch = TurnWatch()
         self._offer: Offer = "all"
         self._asked: Offer = "all"  # what the latest step offered
         self._finished_step = False  # the latest step's calls may have finished the task
-        self._report = Report()  # the closing words, checked (agent.steps.report)
+        self._report = Report()  # the closing words, checked (agent.small.report)
         self._repeats = NearRepeats()
         self._said: list[str] = []  # beecode's notes and questions to the model this turn
         self._pin: tuple[str, dict[str, str]] | None = None  # the next step's tool, held args
@@ -87,16 +86,24 @@ class ConstrainedSteps(StepPolicy):
         self._appended: set[str] = set()  # commands that appended with >> and worked
         self._rerun: tuple[str, str] | None = None  # a missing file, the command that needed it
         self._before: tuple[object, ...] | None = None  # the workspace as the turn found it
-        self._after = AskedAfter("", ledger.workspace)  # a question after the change
         self._wrote = False  # a write or edit of this turn worked
         self._unchanged_aside = False  # an answer was set aside: the task's change not made
-        self._test, self._end = TaskTest("", ledger.workspace), TaskEnd("", ledger.workspace)
+
+    def bind(self, around: Surroundings) -> None:
+        self.registry, self.permissions = around.registry, around.permissions
+        self.ledger = SmallLedger(around.reads)
+        workspace = around.workspace
+        self._after = AskedAfter("", workspace)  # a question after the change
+        self._test, self._end = TaskTest("", workspace), TaskEnd("", workspace)
+        self._guard = WorkGuard(workspace, "")
 
     def system(self, prompt: str) -> str:
         return with_guide(prompt, STEP_GUIDE)
 
-    def start_turn(self) -> None:
-        super().start_turn()
+    def start_turn(self, task: str) -> None:
+        self.watch = TurnWatch()
+        self.ledger.task = task
+        self._guard = WorkGuard(self.ledger.workspace, task)
         self._offer, self._said, self._rerun, self._appended = "all", [], None, set()
         self._report.start_turn()
         self._before, self._wrote, self._unchanged_aside = None, False, False
@@ -169,6 +176,8 @@ class ConstrainedSteps(StepPolicy):
             reply.text, reply.calls = "", [make_call(step, reply.finish_reason)]
 
     def refusal(self, call: Call) -> str | None:
+        if kept := self._guard.refusal(call):
+            return kept  # the turn's work, kept (agent.small.guard)
         ledger = self.ledger
         undone = self._end.undoes(call)  # the task's end, met now, would be undone: refused
         value = None if undone else renamed_file(call, ledger.task, ledger.workspace)
@@ -200,6 +209,8 @@ class ConstrainedSteps(StepPolicy):
         return why
 
     def note(self, call: Call, kind: str | None, result: ToolResult) -> str:
+        self._guard.observe(call, result)
+        self.ledger.observe(call, result)
         note = super().note(call, kind, result)
         if call.id in self._asked_ids and call.name in self.watch.failing:
             # A question asked twice is no failure waiting for a fix: the tool sits out a step.
@@ -251,14 +262,13 @@ class ConstrainedSteps(StepPolicy):
         self._finished_step = (self._finished_step or done_kind) and not failed
         return note
 
-    def after_calls(self, invalid: int, emit: EventSink) -> StepPolicy:
+    def after_calls(self) -> None:
         """A step whose calls all worked, one a change or a command that exited 0, may have
         finished the task: the next step is the choice, unless the answer would wait anyway
         (an unchecked change is run or read first)."""
         if self._finished_step and not self.watch.answer_waits() and not self.watch.settled:
             self._offer = "choice"
         self._finished_step = False
-        return self
 
     def answer(self, reply: Reply, emit: EventSink) -> str | None:
         if self._asked == "choice":  # done: the report; not done (or unreadable): a tool step
@@ -285,6 +295,18 @@ class ConstrainedSteps(StepPolicy):
 
     def closing_words(self, reply: Reply, emit: EventSink) -> str:
         return self._report.words(reply)  # nothing said: the last result, in beecode's words
+
+    def doubts(self, answer: str, facts: TurnFacts, record: FactsRecorder) -> list[str]:
+        """The English claims a small model's report makes, read against the facts."""
+        return claim_doubts(
+            answer,
+            facts,
+            record.outputs,
+            record.told,
+            record.workspace,
+            self.ledger.task,
+            record.earlier,
+        )
 
     def doubted(self, answer: str, doubts: list[str]) -> str:
         if again := self._report.doubted(answer, doubts):

@@ -19,8 +19,8 @@ import shlex
 from pathlib import Path
 
 from agent.model.reply import Call
-from agent.steps.schema import step_text
-from agent.steps.task_words import TASK_FILE
+from agent.small.schema import step_text
+from agent.small.task_words import TASK_FILE
 
 _TESTS = re.compile(r"\b(?:fail(?:s|ed|ing)?|pass(?:es|ed|ing)?)\b", re.I)
 
