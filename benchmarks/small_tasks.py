@@ -217,6 +217,8 @@ def judged(
         "calls": [
             f"{c['name']} {json.dumps(c.get('arguments'))[:400]}" for c in result["tool_calls"]
         ],
+        # what each call gave the model: beecode's notes and refusals among them, to count
+        "outputs": [str(c.get("output", ""))[-400:] for c in result["tool_calls"]],
         "answer": result["result"][:200],
         "doubts": result.get("doubts", []),  # where beecode's facts contradict the answer
         "withheld": result.get("withheld", ""),  # the model's report, left out for its doubts
