@@ -61,7 +61,9 @@ class Config:
     prefill_notice_s: float = 10.0  # say so before sending what takes longer to prefill cold
     # Model requests per user turn before the turn stops.
     max_steps: int = 50
-    # Tool calls: native (server-parsed), constrained (JSON-schema steps), auto (chosen per model).
+    # Tool calls: native (server-parsed), constrained (JSON-schema steps), auto: constrained for a
+    # model under 3B parameters or a chat template without tool calls, chosen once per session
+    # (and said); native for every other model, whatever its calls do.
     tool_mode: ToolMode = "auto"
     # [mcp_servers.NAME] tables: command (+ args, env, cwd) for stdio, or url (+ headers) for HTTP.
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)

@@ -24,7 +24,7 @@ from agent.facts import TurnFacts
 
 # a path with a file name that has an extension, then :N or #LN (N the line; :N:M a column)
 _CITE = re.compile(
-    r"(?<![\w./@:-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?::|#L)(\d+)(?![\w.])"
+    r"(?<![\w./@:-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?::|#L)(\d+)(?!\w|\.\d)"
 )
 MAX_FILES = 5_000  # the files looked through for a path's last parts; past it, no doubt
 _SKIPPED_DIRS = {"node_modules", "__pycache__", "venv", ".venv"}

@@ -1,25 +1,26 @@
-"""Work habits kept for the model, because small local models do not keep them on their own.
+"""Work habits kept for a small model, which does not keep them on its own (read before
+changing and the repeat guard hold for every model: ``agent.loop``).
 
-- Read before changing: an edit of a file not read is refused, showing the file (small models
-  overwrite files they never looked at).
-- Do not loop: the same call with the same result is flagged the second time and ends the turn
-  the third time. In constrained mode a call that failed twice the same way also takes its tool
-  out of the steps that follow until a file changes, which forces a different action; a look
-  repeated while that failure waits for its fix takes the looking tool out of the next step.
-- Check your work: in constrained mode, writing the same program change twice takes the file
+- Do not loop: a call that failed twice the same way also takes its tool out of the steps that
+  follow until a file changes, which forces a different action; a look repeated while that
+  failure waits for its fix takes the looking tool out of the next step.
+- Check your work: writing the same program change twice takes the file
   tools out of the next step (run or read it instead), and an answer right after a program
   changed is set aside once for a step that must be a tool call (small models claim results they
   never saw); so is an answer while a call keeps failing or right after one failed (small models
   give up one step short of the fix). A text file written or edited is checked by its result.
-- Lose nothing: in constrained mode a write that would replace a file's content with text keeping
-  none of its lines must be sent twice (asked to add a function, a small model writes just it);
-  where the task only adds, the next step is held to the whole file with the addition.
-- Fix the code, not its test: in constrained mode a change of an existing test file must be sent
+- Lose nothing: a write that would replace a file's content with text keeping
+  none of its lines must be sent twice (asked to add a function, a small model writes just it).
+- Fix the code, not its test: a change of an existing test file must be sent
   twice (told to make a failing test pass, a small model changes the test's expectation).
 - Move with mv, make folders by path: a write copying a file of the same name from elsewhere
   must be sent twice, and the refusal gives the mv command (a small model writes lib/app.py and
-  leaves app.py); so must a write of a new file named like a folder (docs, for "docs/index.md").
-- Know when to stop: a 0.5B model in constrained mode seldom picks the answer step; it repeats
+  leaves app.py); so must a write of a new file named like a folder (docs, for "docs/index.md"),
+  the refusal giving the path in it of the file the task makes.
+- Answer a question: in a task that ends with a question mark, a change must be sent twice (asked
+  for the third line of notes.txt, a small model edited it); a request put as a question goes
+  through the second time.
+- Know when to stop: a 0.5B model seldom picks the answer step; it repeats
   its last successful call. That repeat (same call, same result) ends the turn with its report.
 """
 
@@ -32,8 +33,8 @@ from pathlib import Path
 from agent.loop.reads import SHOWN_FILE_BYTES, Reads
 from agent.loop.repeats import DONE_NOTE, MAX_REPEATS, REPEAT_NOTE, Repeats, failed
 from agent.model.reply import Call
+from agent.small.intent import Intent, is_test
 from agent.small.schema import step_text
-from agent.small.task_words import TASK_FILE, asked_text, only_adds
 from tools.files import small_text
 from tools.paths import move_command
 from tools.tool import ToolResult
@@ -50,7 +51,6 @@ FILE_TOOLS = frozenset({"write", "edit"})
 MISSING = re.compile(
     r"(?:cannot (?:stat|access|open)|can't open file) '([^']+)'|([^\s:']+): No such file", re.M
 )
-TEST_FILE = re.compile(r"test_.*\.py$|.*_test\.py$")
 
 
 class TurnWatch(Repeats):
@@ -128,7 +128,7 @@ class SmallLedger:
         # Calls refused once: the same call again goes through, since then it is meant.
         self.asked: set[str] = set()
         self.created: set[Path] = set()  # files this session created: their tests are its own
-        self.task = ""  # the user's words this turn: the file names they hold
+        self.intent = Intent("")  # the turn's task, as rules may read it
         self.pin: tuple[str, dict[str, str]] | None = None  # the step a refusal gave: tool, args
 
     def kind(self, call: Call) -> str | None:
@@ -139,8 +139,8 @@ class SmallLedger:
 
     def clobbering_write(self, call: Call) -> str | None:
         """Why this write must be sent twice, or None: it would replace a file's content with
-        text that keeps none of its lines. The same write again goes through, but where the
-        task only adds: replacing it all may be meant."""
+        text that keeps none of its lines. The same write again goes through: replacing it all
+        may be meant."""
         args = call.arguments or {}
         content = args.get("content")
         if self.kind(call) != "edit" or not isinstance(content, str):
@@ -155,12 +155,10 @@ class SmallLedger:
                 return None
             whole = old if old.endswith("\n") else old + "\n"  # then the step, last: it is copied
             step = {"path": str(args.get("path")), "content": f"{whole}\n{content}"}
-            adds = only_adds(self.task)  # nothing to replace: the grammar holds the whole file
-            self.pin = ("write", step) if adds else self.pin
-            again = "" if adds else "To replace it all, send the same write again. "
             return (
                 f"this write would replace all of {path.name}, keeping none of its lines. "
-                f"{again}To add to the file, send: {step_text('write', step)}"
+                f"To replace it all, send the same write again. To add to the file, send: "
+                f"{step_text('write', step)}"
             )
         return None
 
@@ -176,7 +174,7 @@ class SmallLedger:
         if self.kind(call) != "edit":
             return None
         for path in self._paths(call):
-            tests = TEST_FILE.match(path.name) and path.is_file() and path not in self.created
+            tests = is_test(path.name) and path.is_file() and path not in self.created
             if tests and self.asked_once(call):
                 return (
                     f"{path.name} is a test: to make it pass, change the code it tests, not the "
@@ -187,35 +185,26 @@ class SmallLedger:
     def folder_write(self, call: Call) -> str | None:
         """Why this write of a new file named like a folder (lowercase, no suffix: docs, not
         VERSION) must be sent twice, or None: told to make a folder docs with index.md in it, a
-        small model writes the file docs. Where the task calls it a folder, it is refused again
-        (the model's repeat is a habit, not a choice), and the step to send is held."""
+        small model writes the file docs. The refusal names the path of the file the task makes
+        in it, where it names one (a small model copies a path it is given)."""
         name = str((call.arguments or {}).get("path", "")).rstrip("/").rsplit("/", 1)[-1]
         if call.name != "write" or "." in name or not name.islower() or not name.isalpha():
             return None
-        folder = rf"\b(?:folder|directory|dir) {name}\b|\b{name} (?:folder|directory)\b"
-        said_folder = re.search(folder, self.task, re.I) is not None
-        if any(p.exists() for p in self._paths(call)):
+        if any(p.exists() for p in self._paths(call)) or not self.asked_once(call):
             return None
-        if not self.asked_once(call) and not said_folder:
-            return None
-        # The file the task names, as the path to write: a small model copies a path it is given.
-        files = TASK_FILE.findall(self.task)
-        named = [f for f in files if not (self.workspace / f).exists()]
-        inside = next((f if f.startswith(f"{name}/") else f"{name}/{f}" for f in named), "")
+        made = self.intent.new
+        inside = next((f if f.startswith(f"{name}/") else f"{name}/{f}" for f in made), "")
         where = f"write {inside}" if inside else f"write a path in it: {name}/ and the file's name"
-        moved = next((f for f in files if (self.workspace / f).is_file()), "")
-        if not inside and moved and re.search(r"\bmove|\bmv\b", self.task, re.I):
-            into = f"{name}/{Path(moved).name}"  # "move app.py into a folder src"
-            self.pin = ("bash", {"command": move_command(moved, into, self.workspace)})
-            where = f"run in bash: {self.pin[1]['command']}"
-        if said_folder and inside and (text := asked_text(self.task, inside)):
-            where += f" holding {text!r}"  # the path is held; the content is what it gets wrong
-        self.pin = (("write", {"path": inside}) if inside else self.pin) if said_folder else None
-        again = "" if said_folder else ". To write a file named so, send the same write again"
         return (
             f"{name} has no suffix. For a folder {name} with a file in it, {where} (the folder "
-            f"is made){again}"
+            f"is made). To write a file named so, send the same write again"
         )
+
+    def question_change(self, call: Call) -> str | None:
+        """Why a change in a task that asks a question must be sent twice, or None."""
+        if not self.intent.question or self.kind(call) != "edit" or not self.asked_once(call):
+            return None
+        return "the task asks a question; answer it. To change the file anyway, send it again"
 
     def copy_write(self, call: Call) -> str | None:
         """Why this write of another file's exact text under the same name must be sent twice,

@@ -7,13 +7,12 @@ gone. A command whose ``>`` (not ``>>``) replaces a file of the workspace that h
 refused once; the same command again goes through, since replacing it all may be meant. Where
 the new line sets a key the file already has, among others, the command is refused every time
 with the edit to send, which the next step is held to (where the line is the file's already, the
-task's edit, else that the file has that line), unless the task asks for the file's
-whole text ("only", "overwrite"): the model sent its `echo 'debug = true' > settings.toml`
-twice, then `echo 'debug = false' > settings.toml`. A command that appends
-with ``>>`` and worked is refused if sent again in the turn: told to append fourth and then
-count the lines, the model ran the same `echo fourth >> notes.txt` twice. One that appends a line
-setting a key the file sets already is refused every time with the edit, unless the task adds
-or appends: told to turn debug on, the model ran `echo 'debug = true' >> settings.toml`.
+that the file has that line): the model sent its `echo 'debug = true' > settings.toml` twice,
+then `echo 'debug = false' > settings.toml`. A command that appends with ``>>`` and worked is
+refused if sent again in the turn: told to append fourth and then count the lines, the model ran
+the same `echo fourth >> notes.txt` twice. One that appends a line setting a key the file sets
+already is refused every time with the edit: told to turn debug on, the model ran
+`echo 'debug = true' >> settings.toml`.
 """
 
 from __future__ import annotations
@@ -24,17 +23,14 @@ import shlex
 from agent.model.reply import Call
 from agent.small.habits import SmallLedger
 from agent.small.schema import step_text
-from agent.small.task_values import value_edit
 from tools.files import workspace_text
 
 # `> file` and `1> file`, not `>>`, `2>`, `&>` or `>&2`
 _TARGET = re.compile(r"(?<![>&\d])1?>(?![>&])\s*([^\s;&|<>]+)")
 _ECHO = re.compile(r"^\s*(?:echo|printf)\s+(.+?)\s*(?<![\d&>])1?>(?!>)", re.S)
 _ECHO_APPEND = re.compile(r"^\s*(?:echo|printf)\s+(.+?)\s*(?<![\d&])1?>>", re.S)
-_ADDS = re.compile(r"\b(?:add|adds|append|appends)\b", re.I)  # a line added is meant
 APPENDS = re.compile(r"(?<![>&\d])1?>>\s*([^\s;&|<>]+)")
 _KEY = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]")
-_WHOLE = re.compile(r"\b(?:only|just|overwrite|replace|nothing but)\b", re.I)  # all meant
 
 
 def redirect_refusal(call: Call, ledger: SmallLedger) -> str | None:
@@ -54,7 +50,7 @@ def clobbering_redirect(call: Call, ledger: SmallLedger) -> str | None:
         lines = len(text.splitlines())
         args, there = _edit_args(_ECHO.match(command), target, text, ledger)
         edit = step_text("edit", args) if args else None
-        if (edit or there) and lines > 1 and not _WHOLE.search(ledger.task):  # every time
+        if (edit or there) and lines > 1:  # every time
             # The next step is that edit, held by its grammar: sent the edit in words only,
             # the 0.5B model echoed again, and copied the words into its command.
             ledger.pin = ("edit", args) if args else ledger.pin
@@ -74,7 +70,7 @@ def keyed_append(call: Call, ledger: SmallLedger) -> str | None:
     """Why this command, which appends with ``>>`` a line setting a key its file sets already,
     is refused (the next step held to the edit of that key's line); or None."""
     command = appends(call)
-    if command is None or _ADDS.search(ledger.task):
+    if command is None:
         return None
     target = APPENDS.findall(command)[0]
     text = workspace_text(ledger.workspace, target) or ""
@@ -90,8 +86,7 @@ def _edit_args(
     echoed: re.Match[str] | None, target: str, text: str, ledger: SmallLedger
 ) -> tuple[dict[str, str] | None, bool]:
     """The edit of the line that sets the key an echoed line sets, or None; and whether the
-    file has the echoed line already (the model echoed `debug = false` over the file too):
-    then the task's edit, where it names one."""
+    file has the echoed line already (the model echoed `debug = false` over the file too)."""
     try:
         words = shlex.split(echoed.group(1)) if echoed else []
     except ValueError:
@@ -104,15 +99,15 @@ def _edit_args(
     if len(old) != 1:
         return None, False
     if old[0].strip() == new.strip():
-        return value_edit(ledger.task, ledger.workspace), True
+        return None, True
     return {"path": target, "old": old[0], "new": new}, False
 
 
-def repeated_append(call: Call, appended: set[str], task: str) -> str | None:
+def repeated_append(call: Call, appended: set[str]) -> str | None:
     """Why this command, which appends with ``>>`` as one that worked this turn did, is
     refused; or None. ``appended``: those commands, as ``appends`` gives them."""
     command = appends(call)
-    if command is None or command not in appended or re.search(r"\b(?:twice|again)\b", task):
+    if command is None or command not in appended:
         return None
     target = APPENDS.findall(command)[0]
     return f"this ran already; again, it would add its text to {target} twice. Take the next step"

@@ -1,14 +1,11 @@
 """A small model's closing words, checked before they are shown (``agent.small.steps``).
 
 Empty words, or this request's own copied back, leave the last result as the answer, in
-beecode's words. Words the turn's facts
-contradict are asked for once more, and a second answer the facts still contradict is left out:
-the facts, which every face shows under it, are the answer. The request again carries no
-account of what was wrong: sent "[That does not match what happened: ...]", the 0.5B model
-answered with beecode's words in all 34 doubted answers of three task-set runs, most of them
-that request's. Only a value beecode read goes with it, in a form that is an answer when
-copied: asked "what is the third line of notes.txt?", the model answered "3" (the line's number
-in the read it was shown); given "[notes.txt, line 3: 'third']", it answers from the file.
+beecode's words. Words the turn's facts contradict (``agent.small.checks``) are asked for once
+more, and a second answer the facts still contradict is left out: the facts, which every face
+shows under it, are the answer. The request again carries no account of what was wrong: sent
+"[That does not match what happened: ...]", the 0.5B model answered with beecode's words in all
+34 doubted answers of three task-set runs, most of them that request's.
 """
 
 from __future__ import annotations
@@ -23,9 +20,6 @@ from agent.model.reply import Reply
 # Short on purpose: a small model copies the words of this request into its answer.
 REPORT_PROMPT = "Now answer me in one or two sentences."
 WITHHELD = "The model's report is left out: beecode's facts below contradict it."
-# The values in beecode's doubts (agent.small.claims_lines, agent.small.claims): what the file holds
-_LINE_IS = re.compile(r"the answer says line (\d+) of (\S+) is .*; it is ('.*')$")
-_HAS_LINES = re.compile(r"the answer says (\S+) has \w+ lines; it has (\d+)$")
 
 
 class Report:
@@ -49,15 +43,13 @@ class Report:
         self._said_nothing = not said or _flat(REPORT_PROMPT) in _flat(said)
         return f"Last result: {self.last_result}" if self._said_nothing else said
 
-    def doubted(self, answer: str, doubts: list[str]) -> str:
+    def doubted(self) -> str:
         """The request that asks for the answer again, once a turn; "" for none (the answer is
         beecode's words, or was asked for again already)."""
         if self._said_nothing or self._sent_back:
             return ""
         self._sent_back = True
-        values = [f"{m[2]}, line {m[1]}: {m[3]}" for d in doubts if (m := _LINE_IS.match(d))]
-        values += [f"{m[1]}: {m[2]} lines" for d in doubts if (m := _HAS_LINES.match(d))]
-        self._again = f"[{'; '.join(values[:2])}.] {REPORT_PROMPT}" if values else REPORT_PROMPT
+        self._again = REPORT_PROMPT
         return self._again
 
     def kept(self, answer: str, facts: TurnFacts, emit: EventSink) -> tuple[str, TurnFacts]:

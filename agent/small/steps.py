@@ -11,11 +11,10 @@ instruction goes with that one request only, so the history shows the last resul
 answer. The answer is shown once checked against the turn's facts (``agent.small.report``).
 After a step that may have finished the task (its calls worked, one a change or a command that
 exited 0) and needs no check first, the next request is the choice "done" or "continue": done
-leads to the report, continue to a step that must call a tool. Where beecode names the file the
-task asks for (a missing one, the file inside a folder), the next step may only write, its path
-held by the grammar; so is the edit of a line beecode can name (``task_values``,
-``syntax_line``). A step that changed nothing in a task that asks for a change, left a command
-to run again or the task's end unmet (``task_end``), is not taken for the task's end.
+leads to the report, continue to a step that must call a tool. Where beecode can name the step
+to send (the line a syntax error names, the file a failed command lacked), the next step is
+held to it by the grammar. What a rule may know of the task is its intent
+(``agent.small.intent``), read once per turn, in no language's words.
 """
 
 from __future__ import annotations
@@ -27,11 +26,12 @@ from agent.events import EventSink
 from agent.facts import TurnFacts
 from agent.loop.policy import Step, StepPolicy, Surroundings
 from agent.loop.record import FactsRecorder
-from agent.loop.repeats import DONE_NOTE
+from agent.loop.repeats import DONE_NOTE, failed
 from agent.model.reply import Call, Reply, make_call
-from agent.small.claims import doubts as claim_doubts
+from agent.small.checks import report_doubts
 from agent.small.guard import WorkGuard
 from agent.small.habits import FILE_TOOLS, SmallLedger, TurnWatch
+from agent.small.intent import Intent, read_intent
 from agent.small.near_repeats import NearRepeats
 from agent.small.redirects import appends, redirect_refusal, repeated_append
 from agent.small.report import Report
@@ -48,17 +48,9 @@ from agent.small.schema import (
     with_args,
 )
 from agent.small.syntax_line import breaking_edit, syntax_line, syntax_note
-from agent.small.task_change import (
-    NOT_DONE_NOTE,
-    AskedAfter,
-    asks_change,
-    refused_by_mode,
-    workspace_state,
-)
+from agent.small.task_change import NOT_DONE_NOTE, asks_change, workspace_state
 from agent.small.task_end import TaskEnd
 from agent.small.task_test import TaskTest
-from agent.small.task_values import renamed_file, value_edit_refusal
-from agent.small.task_words import missing_note, words_refusal
 from tools.tool import ToolResult
 
 # What a step may call: either, a tool, the answer; or no call: the done-or-continue choice,
@@ -85,35 +77,29 @@ class ConstrainedSteps(StepPolicy):
         self._asked_ids: set[str] = set()  # calls refused as a question to the model
         self._appended: set[str] = set()  # commands that appended with >> and worked
         self._rerun: tuple[str, str] | None = None  # a missing file, the command that needed it
-        self._before: tuple[object, ...] | None = None  # the workspace as the turn found it
+        self._before: tuple[object, ...] = ()  # the workspace as the turn found it
         self._wrote = False  # a write or edit of this turn worked
         self._unchanged_aside = False  # an answer was set aside: the task's change not made
 
     def bind(self, around: Surroundings) -> None:
         self.registry, self.permissions = around.registry, around.permissions
         self.ledger = SmallLedger(around.reads)
-        workspace = around.workspace
-        self._after = AskedAfter("", workspace)  # a question after the change
-        self._test, self._end = TaskTest("", workspace), TaskEnd("", workspace)
-        self._guard = WorkGuard(workspace, "")
+        self.start_turn("")
 
     def system(self, prompt: str) -> str:
         return with_guide(prompt, STEP_GUIDE)
 
     def start_turn(self, task: str) -> None:
-        self.watch = TurnWatch()
-        self.ledger.task = task
-        self._guard = WorkGuard(self.ledger.workspace, task)
+        workspace = self.ledger.workspace
+        self.intent: Intent = read_intent(task, workspace)
+        self.watch, self.ledger.intent = TurnWatch(), self.intent
+        self._guard, self._report = WorkGuard(workspace, task), Report()
+        self._test, self._end = TaskTest(self.intent, workspace), TaskEnd(self.intent, workspace)
         self._offer, self._said, self._rerun, self._appended = "all", [], None, set()
-        self._report.start_turn()
-        self._before, self._wrote, self._unchanged_aside = None, False, False
+        self._before = workspace_state(self.intent, workspace)
+        self._wrote, self._unchanged_aside = False, False
 
     def step(self, tools: list[dict[str, Any]]) -> Step:
-        if self._before is None:  # before the turn's first call: the task is known by now
-            self._before = workspace_state(self.ledger.task, self.ledger.workspace)
-            self._after = AskedAfter(self.ledger.task, self.ledger.workspace)
-            self._test = TaskTest(self.ledger.task, self.ledger.workspace)
-            self._end = TaskEnd(self.ledger.task, self.ledger.workspace)
         offer, self._offer = self._offer, "all"
         self._asked = offer
         if offer == "choice":  # the tools described as ever: the prompt prefix stays the same
@@ -127,9 +113,7 @@ class ConstrainedSteps(StepPolicy):
         """The template describes every step tool whatever the offer, so the prompt prefix
         stays the same from step to step; only the schema narrows."""
         described = step_tools([t for t in tools if _name(t) not in STEP_LEFT_OUT])
-        banned = self.watch.take_banned() | refused_by_mode(
-            self.ledger.task, self.permissions.mode, self.registry
-        )
+        banned = self.watch.take_banned() | self._refused_by_mode()
         offered = set()
         if offer != "answer":
             offered = {_name(t) for t in described if _name(t) not in banned | {ANSWER}}
@@ -142,6 +126,14 @@ class ConstrainedSteps(StepPolicy):
         self._pin = None
         return Step(described, step_format(callable_now), instruction or None)
 
+    def _refused_by_mode(self) -> set[str]:
+        """Tools plan mode refuses whatever their arguments: offered a write there, a small
+        model tries it again and again."""
+        if self.permissions.mode != "plan":
+            return set()
+        registry = self.registry
+        return {n for n in registry.names() if (t := registry.get(n)) and t.kind({}) != "read"}
+
     def _next(self, tool: str, held: dict[str, str]) -> None:
         """The next step calls ``tool`` with these arguments held by its grammar."""
         self.watch.banned = frozenset(self.registry.names()) - {tool}
@@ -149,10 +141,9 @@ class ConstrainedSteps(StepPolicy):
 
     def _changed(self) -> bool:
         """Whether the turn changed anything, where its task asks for a change."""
-        task, workspace = self.ledger.task, self.ledger.workspace
-        if self._wrote or not asks_change(task):
+        if self._wrote or not asks_change(self.intent, self.ledger.workspace):
             return True
-        return workspace_state(task, workspace) != self._before
+        return workspace_state(self.intent, self.ledger.workspace) != self._before
 
     def _run_again(self) -> str:
         """The command that failed for lack of a file, to run now the file exists: told to
@@ -176,28 +167,22 @@ class ConstrainedSteps(StepPolicy):
             reply.text, reply.calls = "", [make_call(step, reply.finish_reason)]
 
     def refusal(self, call: Call) -> str | None:
+        ledger = self.ledger
         if kept := self._guard.refusal(call):
             return kept  # the turn's work, kept (agent.small.guard)
-        ledger = self.ledger
-        undone = self._end.undoes(call)  # the task's end, met now, would be undone: refused
-        value = None if undone else renamed_file(call, ledger.task, ledger.workspace)
-        clobbering = undone or (None if value else ledger.clobbering_write(call))
-        if value:
-            self._next("bash", value[1])  # the mv the task asks for
-        elif (value := value_edit_refusal(call, ledger.task, ledger.workspace)) and not clobbering:
-            self._next("edit", value[1])  # the line that holds the task's old value
-        elif not clobbering and (tested := self._test.refusal(call)):
-            value = tested[0], {}
-            self._next(*tested[1])  # the run of the task's test, or the edit of the file to fix
+        clobbering = self._end.undoes(call) or ledger.clobbering_write(call)
+        tested = None if clobbering else self._test.refusal(call)
+        if tested:
+            self._next(*tested[1])  # the run of the task's test
         why = clobbering or (
-            (value and value[0])
+            (tested and tested[0])
             or breaking_edit(call, ledger.workspace)
-            or words_refusal(call, ledger, self._said)
             or redirect_refusal(call, ledger)
-            or repeated_append(call, self._appended, ledger.task)
+            or repeated_append(call, self._appended)
             or ledger.test_change(call)
             or ledger.copy_write(call)
             or ledger.folder_write(call)
+            or ledger.question_change(call)
         )
         if why:
             self._asked_ids.add(call.id)
@@ -218,38 +203,34 @@ class ConstrainedSteps(StepPolicy):
             self.watch.banned |= {call.name}
         if note == DONE_NOTE:
             note = ""  # the turn ends with the report now; a small model would copy the note
-        failed = result.is_error or result.meta.get("exit_code") not in (None, 0)
+        bad = failed(result)
         done_kind = kind == "edit" or result.meta.get("exit_code") == 0
-        left, held = self._end.left() if done_kind and not failed else ("", None)
-        if left:  # the end the task names is not met yet (task_end): not the task's end
+        left, held = self._end.left() if done_kind and not bad else ("", None)
+        if left:  # the text the task gives a file it makes is not there yet (task_end)
             note += left
             self._offer, done_kind = "tools", False
             self.watch.settled = False  # a repeat of the step that changed nothing: not done
             if held:
                 self._next(*held)
-        if failed and call.name == "bash" and (missing := self.ledger.missing(result.output)):
-            note += missing_note(missing, self.ledger.task)
+        if bad and call.name == "bash" and (missing := self.ledger.missing(result.output)):
+            note += self._end.missing_note(missing)
             self._rerun = (missing, str((call.arguments or {}).get("command", "")))
-            if missing in self.ledger.task:  # a file the task asks for: the next step writes it
+            if missing in self.intent.files:  # a file the task names: the next step writes it
                 self._next("write", {"path": missing})
-        elif not failed and self._rerun and (self.ledger.workspace / self._rerun[0]).exists():
+        elif not bad and self._rerun and (self.ledger.workspace / self._rerun[0]).exists():
             note += self._run_again()
             done_kind = False
-        self._wrote |= kind == "edit" and not failed
-        if not failed and (appended := appends(call)):
+        self._wrote |= kind == "edit" and not bad
+        if not bad and (appended := appends(call)):
             self._appended.add(appended)
-        if test := self._test.note(call, kind, failed):
+        if test := self._test.note(call, kind, bad):
             note, done_kind = note + test[0], False
             self._next("bash", test[1])
-        if done_kind and not failed and self._after.waits(call):
-            self._offer, done_kind = "tools", False  # the step that finds the answer is next
-            if named := self._after.named_file():  # told "take the next step", it appended again
-                self._next("read", {"path": named})
-        if done_kind and not failed and not self._changed():
+        if done_kind and not bad and not self._changed():
             note += NOT_DONE_NOTE  # a run that exited 0 is not the change the task asks for
             self._offer, done_kind = "tools", False
             self.watch.banned |= {call.name}  # told once, the 0.5B model ran the same again
-        if (failed or kind == "edit") and (
+        if (bad or kind == "edit") and (
             broken := syntax_line(result.output, self.ledger.workspace)
         ):
             path, old, error = broken
@@ -258,8 +239,8 @@ class ConstrainedSteps(StepPolicy):
             done_kind = False
         self._said.append(note)
         self._report.last_result = result.output + note
-        self.watch.settled |= self._repeats.seen(call, kind, result.output, failed)
-        self._finished_step = (self._finished_step or done_kind) and not failed
+        self.watch.settled |= self._repeats.seen(call, kind, result.output, bad)
+        self._finished_step = (self._finished_step or done_kind) and not bad
         return note
 
     def after_calls(self) -> None:
@@ -297,20 +278,13 @@ class ConstrainedSteps(StepPolicy):
         return self._report.words(reply)  # nothing said: the last result, in beecode's words
 
     def doubts(self, answer: str, facts: TurnFacts, record: FactsRecorder) -> list[str]:
-        """The English claims a small model's report makes, read against the facts."""
-        return claim_doubts(
-            answer,
-            facts,
-            record.outputs,
-            record.told,
-            record.workspace,
-            self.ledger.task,
-            record.earlier,
-        )
+        """The report read against the facts (``agent.small.checks``)."""
+        workspace, task = record.workspace, self.intent.task
+        return report_doubts(answer, facts, record.outputs, record.told, workspace, task)
 
     def doubted(self, answer: str, doubts: list[str]) -> str:
-        if again := self._report.doubted(answer, doubts):
-            self._offer = "report"  # the next step: the answer again, its doubts in its request
+        if again := self._report.doubted():
+            self._offer = "report"  # the next step: the answer again
         return again
 
     def kept_answer(self, answer: str, facts: TurnFacts, emit: EventSink) -> tuple[str, TurnFacts]:

@@ -10,7 +10,7 @@ from agent.loop.agent import Agent
 from agent.loop.repeats import REPEAT_NOTE
 from agent.model.scripted import ScriptedModel, text
 from agent.small.habits import FIX_NOTE, WRITTEN_NOTE, TurnWatch
-from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results
+from tests.agent.loop_kit import Face, make_agent, offered, results
 from tools.registry import ToolRegistry, default_registry
 
 FAIL = '{"name": "bash", "arguments": {"command": "python3 broken.py"}}'
@@ -93,11 +93,7 @@ async def test_a_write_keeping_none_of_a_files_lines_must_be_sent_twice(ws: Path
     step = json.dumps({"name": "write", "arguments": {"path": "m.py", "content": kept}})
     assert results(agent)[0].startswith("Error: this write would replace all of m.py")
     assert f"To add to the file, send: {step}" in results(agent)[0]
-    # The task only adds: nothing is to be replaced, and the next step's grammar holds the file
-    # (shown the step, the 0.5B model wrote add and mul twice over).
-    assert "send the same write again" not in results(agent)[0]
-    held = arguments_schema(model.requests[1], "write")
-    assert (held["path"]["const"], held["content"]["const"]) == ("m.py", kept)
+    assert "send the same write again" in results(agent)[0]  # replacing it all may be meant
     assert "def add" in (ws / "m.py").read_text() and "def mul" in (ws / "m.py").read_text()
 
 
@@ -226,7 +222,7 @@ async def test_a_command_failing_on_a_missing_file_is_told_write_creates_it(ws: 
     said = '{"name": "answer", "arguments": {"text": "a.txt and b.txt hold 1."}}'
     replies = [copy, write, copy, DONE, said]  # no choice after the write: the copy is due
     agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
-    finished = await agent.run_turn("create a.txt containing 1, then copy it to b.txt", Face())
+    finished = await agent.run_turn("create a.txt containing '1', then copy it to b", Face())
     assert offered(model.requests[1]) == {"write"}  # a file the task asks for: write it now
     assert finished.final_text == "a.txt and b.txt hold 1."
 

@@ -81,7 +81,7 @@ def test_a_small_models_report_the_facts_contradict_is_left_out(workspace: Path)
     status, out, _ = run(workspace, replies, "json", "yolo", "constrained")
     result = json.loads(out)
     assert (result["result"], result["withheld"]) == (WITHHELD, "Created b.txt.")
-    assert result["doubts"] == ["the answer names b.txt, which this turn did not write"]
+    assert result["doubts"] == ["the report names b.txt; no such file is in the workspace"]
     assert result["changes"]["created"] == ["a.txt"]
 
 

@@ -42,34 +42,16 @@ async def test_a_redirect_over_a_file_is_refused_with_the_edit(ws: Path) -> None
     assert (ws / "settings.toml").read_text() == "name = 'app'\ndebug = true\n"
 
 
-def test_a_redirect_of_one_key_goes_through_where_the_task_asks_for_the_whole_text(
-    ws: Path,
-) -> None:
-    (ws / "settings.toml").write_text(SETTINGS)
-    ledger = SmallLedger(Reads(default_registry(), ws))
-    ledger.task = "overwrite settings.toml with debug = true"
-    call = Call("c", "bash", {"command": "echo 'debug = true' > settings.toml"})
-    asked = str(clobbering_redirect(call, ledger))
-    assert asked.endswith("To replace it all, send the same command again")
-    assert clobbering_redirect(call, ledger) is None
-
-
 def test_a_redirect_of_a_line_the_file_has_is_refused_every_time(ws: Path) -> None:
     """The 0.5B model echoed `debug = false` over settings.toml twice: name = 'app' was lost."""
     (ws / "settings.toml").write_text(SETTINGS)
     ledger = SmallLedger(Reads(default_registry(), ws))
-    ledger.task = "in settings.toml turn debug on (it is false now)"
     call = Call("c", "bash", {"command": "echo 'debug = false' > settings.toml"})
-    edit = {"path": "settings.toml", "old": "debug = false", "new": "debug = true"}
-    refused = "this command replaces all 2 lines of settings.toml. Send: " + json.dumps(
-        {"name": "edit", "arguments": edit}
+    refused = (
+        "this command replaces all 2 lines of settings.toml. settings.toml has that line already"
     )
-    assert clobbering_redirect(call, ledger) == refused  # the task's edit, the line echoed
-    assert ledger.pin == ("edit", edit)  # the next step is held to it
     assert clobbering_redirect(call, ledger) == refused
-    ledger.task = "in settings.toml keep debug as it is"  # no edit the task names
-    said = "this command replaces all 2 lines of settings.toml. settings.toml has that line"
-    assert str(clobbering_redirect(call, ledger)).startswith(said)
+    assert clobbering_redirect(call, ledger) == refused
 
 
 async def test_the_same_redirect_again_goes_through(ws: Path) -> None:
@@ -101,6 +83,7 @@ async def test_an_append_that_worked_is_refused_when_sent_again(ws: Path) -> Non
     (ws / "notes.txt").write_text("first\nsecond\nthird\n")
     replies = [
         step("bash", command="echo fourth >> notes.txt"),
+        '"continue"',
         step("bash", command="echo fourth  >> notes.txt"),
         step("bash", command="wc -l notes.txt"),
         '"done"',
@@ -117,11 +100,10 @@ async def test_an_append_that_worked_is_refused_when_sent_again(ws: Path) -> Non
     assert (ws / "notes.txt").read_text() == "first\nsecond\nthird\nfourth\n"
 
 
-def test_an_append_the_task_asks_twice_is_not_refused() -> None:
+def test_an_append_is_refused_only_once_it_worked() -> None:
     call = Call("1", "bash", {"command": "echo x >> a.txt"})
-    assert repeated_append(call, {"echo x >> a.txt"}, "append x to a.txt twice") is None
-    assert repeated_append(call, {"echo x >> a.txt"}, "append x to a.txt") is not None
-    assert repeated_append(call, set(), "append x to a.txt") is None
+    assert repeated_append(call, {"echo x >> a.txt"}) is not None
+    assert repeated_append(call, set()) is None
 
 
 async def test_an_append_of_a_key_the_file_sets_is_refused_with_the_edit(ws: Path) -> None:
@@ -146,12 +128,8 @@ async def test_an_append_of_a_key_the_file_sets_is_refused_with_the_edit(ws: Pat
     assert (ws / "settings.toml").read_text() == "name = 'app'\ndebug = true\n"
 
 
-def test_appends_of_new_keys_lines_and_asked_lines_are_not_refused(ws: Path) -> None:
+def test_appends_of_new_keys_and_lines_are_not_refused(ws: Path) -> None:
     (ws / "settings.toml").write_text(SETTINGS)
     ledger = SmallLedger(Reads(default_registry(), ws))
-    ledger.task = "in settings.toml turn verbose on"
     for command in ["echo 'verbose = true' >> settings.toml", "echo fourth >> settings.toml"]:
         assert redirect_refusal(Call("c", "bash", {"command": command}), ledger) is None, command
-    ledger.task = "add the line debug = true to settings.toml"  # the task adds it: meant
-    call = Call("c", "bash", {"command": "echo 'debug = true' >> settings.toml"})
-    assert redirect_refusal(call, ledger) is None

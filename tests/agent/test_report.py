@@ -1,5 +1,5 @@
-"""A small model's closing words: asked for once more where the facts contradict them (with a
-value beecode read, never an account of what was wrong), never where they were beecode's own."""
+"""A small model's closing words: asked for once more where the facts contradict them (never
+with an account of what was wrong), never where they were beecode's own."""
 
 from __future__ import annotations
 
@@ -14,32 +14,19 @@ from tests.agent.loop_kit import Face, make_agent, step
 def test_an_answer_is_asked_for_again_once_a_turn_with_no_account_to_copy() -> None:
     report = Report()
     report.words(Reply(text="x" * 1000))
-    again = report.doubted("x" * 1000, ["the answer names a.txt, which this turn did not write"])
+    again = report.doubted()
     assert again == REPORT_PROMPT  # sent an account of what was wrong, the model copied it
     assert report.prompt() == again and report.prompt() == REPORT_PROMPT  # for one request
-    assert report.doubted("y", ["one"]) == ""  # once a turn
+    assert report.doubted() == ""  # once a turn
     report.start_turn()
-    assert report.doubted("y", ["one"]) != ""
-
-
-def test_a_value_beecode_read_goes_with_it_as_an_answer() -> None:
-    report = Report()
-    doubts = [
-        "the answer says line 3 of notes.txt is '3'; it is 'third'",
-        "the answer says notes.txt has five lines; it has 4",
-        "the answer repeats beecode's message to the model: a b c d e f",
-    ]
-    assert (
-        report.doubted("3", doubts)
-        == f"[notes.txt, line 3: 'third'; notes.txt: 4 lines.] {REPORT_PROMPT}"
-    )
+    assert report.doubted() != ""
 
 
 def test_beecodes_words_as_the_answer_are_not_sent_back() -> None:
     report = Report()
     report.last_result = "hi\n[exit code 0]"
     assert report.words(Reply(text="  ")) == "Last result: hi\n[exit code 0]"
-    assert report.doubted("Last result: hi", ["the answer says x"]) == ""
+    assert report.doubted() == ""
 
 
 def test_the_report_request_copied_back_is_no_answer() -> None:

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from agent.model.scripted import text
-from agent.small.task_test import fixed_file, named_test
+from agent.small.intent import read_intent
+from agent.small.task_test import run_of
 from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 
 DONE = '"done"'
@@ -19,10 +20,16 @@ RUN_TEST = {"name": "bash", "arguments": {"command": "python3 test_calc.py"}}
 
 def test_the_test_a_task_names(ws: Path) -> None:
     (ws / "test_calc.py").write_text(TEST)
-    assert named_test(TASK, ws) == "test_calc.py"
-    assert named_test("make python3 test_calc.py pass by fixing calc.py", ws) == "test_calc.py"
-    assert named_test("read test_calc.py", ws) is None  # not said to fail or pass
-    assert named_test("tests/test_x.py fails; fix x.py", ws) is None  # no such file
+    assert read_intent(TASK, ws).test == "test_calc.py"
+    assert read_intent("test_calc.py schlägt fehl; repariere calc.py", ws).test == "test_calc.py"
+    assert read_intent("tests/test_x.py fails; fix x.py", ws).test is None  # no such file
+
+
+def test_a_file_of_test_functions_runs_under_pytest(ws: Path) -> None:
+    (ws / "test_calc.py").write_text("def test_double():\n    assert True\n")
+    assert run_of("test_calc.py", ws) == {"command": "python3 -m pytest -q test_calc.py"}
+    (ws / "test_calc.py").write_text(TEST)
+    assert run_of("test_calc.py", ws) == {"command": "python3 test_calc.py"}
 
 
 async def test_the_test_runs_before_the_change_and_after_it(ws: Path) -> None:
@@ -70,37 +77,20 @@ async def test_a_task_without_a_test_is_not_held(ws: Path) -> None:
     assert "test" not in results(agent)[1]
 
 
-def test_the_file_a_task_says_to_fix(ws: Path) -> None:
+async def test_a_pytest_run_is_a_run_of_the_test(ws: Path) -> None:
+    """ "make test_parser.py pass": a correct `pytest -q` ran it; no other run is asked for."""
     (ws / "calc.py").write_text(CALC)
-    assert fixed_file(TASK, "test_calc.py", ws) == "calc.py"
-    wording = "make python3 test_calc.py pass by fixing the bug in calc.py"
-    assert fixed_file(wording, "test_calc.py", ws) == "calc.py"
-    assert fixed_file("make test_calc.py pass", "test_calc.py", ws) is None  # no file to fix
-    assert fixed_file("fix app.py", None, ws) is None  # not in the workspace
-
-
-async def test_a_change_of_the_test_is_refused_where_the_task_names_the_file_to_fix(
-    ws: Path,
-) -> None:
-    """The 0.5B model changed `double(4)` to `double(8)` in test_calc.py, twice."""
-    (ws / "calc.py").write_text(CALC)
-    (ws / "test_calc.py").write_text(TEST)
-    replies = [
-        json.dumps(RUN_TEST),
-        step("edit", path="test_calc.py", old="double(4)", new="double(8)"),
-        step("edit", path="calc.py", old="x + 2", new="x * 2"),
-        json.dumps(RUN_TEST),
-        DONE,
-        step("answer", text="test_calc.py passes now."),
-    ]
-    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
-    finished = await agent.run_turn(TASK, Face())
-
-    assert results(agent)[1] == (
-        "Error: test_calc.py is the test; the task says to fix calc.py: edit calc.py. "
-        "Fix the call and try again."
+    (ws / "test_calc.py").write_text(
+        "from calc import double\n\ndef test_d():\n    assert double(4) == 8\n"
     )
-    assert offered(model.requests[2]) == {"edit"}
-    assert arguments_schema(model.requests[2], "edit")["path"]["const"] == "calc.py"
-    assert (ws / "test_calc.py").read_text() == TEST
-    assert finished.final_text == "test_calc.py passes now." and finished.facts.doubts == []
+    replies = [
+        step("bash", command="python3 -m pytest -q"),
+        step("read", path="calc.py"),
+        step("edit", path="calc.py", old="x + 2", new="x * 2"),
+        step("bash", command="python3 -m pytest -q"),
+        DONE,
+        step("answer", text="Fixed."),
+    ]
+    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
+    await agent.run_turn("make test_calc.py pass", Face())
+    assert not any("task's test" in r or "test first" in r for r in results(agent))
