@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.parametrize("name", ["agent", "tools", "server", "skills"])
 def test_package_imports_from_checkout(name: str) -> None:
     module = __import__(name)
+    assert module.__file__ is not None
     assert Path(module.__file__).resolve().parent == ROOT / name
 
 

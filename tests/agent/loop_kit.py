@@ -1,23 +1,19 @@
 """What the loop tests share: an agent on the scripted model with the real tools, permissions
-and sessions, a face that records events, and checks of the history."""
+and sessions (``tests.scripted.make_agent``), a face that records events, and checks of the
+history."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from agent.config import Config
 from agent.events import Event, PermissionDecision, PermissionRequest
 from agent.loop.agent import Agent
-from agent.model.scripted import Request, ScriptedModel, Step
-from agent.permissions.rules import Permissions
+from agent.model.scripted import Request
 from agent.sessions.store import Session
-from agent.small import session_policy
-from tools.registry import ToolRegistry, default_registry
-from tools.tool import ToolContext
+from tests.scripted import make_agent as make_agent  # the loop tests' agent, shared with others
 
 
 class Face:
@@ -34,33 +30,6 @@ class Face:
 
     def of(self, kind: type[Any]) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
-
-
-def make_agent(
-    ws: Path,
-    replies: list[list[Step]],
-    *,
-    mode: str = "yolo",
-    registry: ToolRegistry | None = None,
-    session: Session | None = None,
-    n_ctx: int | None = None,
-    **config: Any,
-) -> tuple[Agent, ScriptedModel]:
-    model = ScriptedModel(replies)
-    config.setdefault("tool_mode", "native")
-    cfg = Config(permission_mode=mode, **config)  # type: ignore[arg-type]
-    agent = Agent(
-        model,
-        registry or default_registry(),
-        Permissions(cfg.permission_mode, cfg.allow, cfg.deny, ws, []),
-        session or Session.create(ws),
-        cfg,
-        ToolContext(ws),
-        system="You are a test.",
-        n_ctx=n_ctx,
-        policy=session_policy(cfg.tool_mode, ""),
-    )
-    return agent, model
 
 
 def step(name: str, **arguments: object) -> str:

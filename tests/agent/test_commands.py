@@ -28,6 +28,13 @@ def skill(name: str, description: str = "d") -> str:
     return f"---\nname: {name}\ndescription: {description}\n---\nbody\n"
 
 
+def named(registry: CommandRegistry, name: str) -> Command:
+    """The command ``registry`` holds as ``name``, which it must hold."""
+    command = registry.get(name)
+    assert command is not None, f"no command {name}"
+    return command
+
+
 def test_clash_rule_built_in_then_project_then_user_then_bundled() -> None:
     candidates = [
         Command("x", "bundled skill", source="bundled", kind="skill"),
@@ -38,8 +45,8 @@ def test_clash_rule_built_in_then_project_then_user_then_bundled() -> None:
         Command("help", "Keys and commands"),
     ]
     registry = CommandRegistry.of(candidates)
-    assert registry.get("X") is not None and registry.get("X").help == "project skill"  # type: ignore[union-attr]
-    assert registry.get("help").kind == "built-in"  # type: ignore[union-attr]
+    assert named(registry, "X").help == "project skill"
+    assert named(registry, "help").kind == "built-in"
     assert len(registry.clashes) == 4  # each hidden one, once
     assert [c.name for c in registry.all()] == ["help", "x"]
 
@@ -57,12 +64,12 @@ def test_load_puts_skills_and_commands_in_one_registry(tmp_path: Path, isolated:
     write_skill(ws / ".agents/skills", "hidden", hidden)
     write_skill(tmp_path / "team-skills", "shared", skill("shared"))
     loaded = load(ws, Config(skills_dirs=[str(tmp_path / "team-skills")]))
-    assert loaded.registry.get("shared").source == "user"  # type: ignore[union-attr]
-    assert loaded.registry.get("help").kind == "built-in"  # type: ignore[union-attr]
+    assert named(loaded.registry, "shared").source == "user"
+    assert named(loaded.registry, "help").kind == "built-in"
     assert any("/help" in c for c in loaded.registry.clashes)
-    assert loaded.registry.get("user-only").source == "user"  # type: ignore[union-attr]
+    assert named(loaded.registry, "user-only").source == "user"
     assert loaded.registry.get("hidden") is None and loaded.skills.get("hidden") is not None
-    assert loaded.registry.get("write-tests").source == "bundled"  # type: ignore[union-attr]
+    assert named(loaded.registry, "write-tests").source == "bundled"
 
 
 def test_skills_list_shows_where_from_and_what_was_skipped(

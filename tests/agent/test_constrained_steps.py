@@ -9,7 +9,8 @@ from pathlib import Path
 from agent.events import Notice, TextDelta
 from agent.loop.policy import StepPolicy
 from agent.model.scripted import call, text
-from agent.sessions.store import Session, read_records
+from agent.sessions.replay import read_records
+from agent.sessions.store import Session
 from agent.small.report import REPORT_PROMPT, WITHHELD
 from agent.small.schema import CHOICE_FORMAT, CHOICE_PROMPT, STEP_LEFT_OUT
 from tests.agent.loop_kit import Face, assert_valid_history, make_agent, offered, results

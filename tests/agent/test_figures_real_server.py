@@ -10,7 +10,8 @@ import pytest
 
 from agent.model.endpoint import OpenAIChatModel, ReplyFormat, StreamEnd
 from agent.runtime.assemble import speculates
-from server.client import get_metrics, server_root
+from server.client import get_metrics
+from server.launch.addresses import server_root
 from tests.agent.headless_run import headless_json
 
 pytestmark = pytest.mark.real_server

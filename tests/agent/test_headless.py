@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent import cli
-from agent.config import Config
+from agent.config import Config, Mode, ToolMode
 from agent.faces.headless import HEADLESS_DENIAL, event_json, run_agent, stats_line
 from agent.model.scripted import Step, call, text
 from agent.sessions.store import Session
@@ -25,11 +25,11 @@ def run(
     workspace: Path,
     replies: list[list[Step]],
     fmt: str,
-    mode: str = "yolo",
-    tool_mode: str = "native",
+    mode: Mode = "yolo",
+    tool_mode: ToolMode = "native",
 ) -> tuple[int, str, str]:
     """One headless task on the real agent (scripted model); stderr ends with the session id."""
-    config = Config(permission_mode=mode, tool_mode=tool_mode)  # type: ignore[arg-type]
+    config = Config(permission_mode=mode, tool_mode=tool_mode)
     agent = make_agent(workspace, replies, config)
     out, err = io.StringIO(), io.StringIO()
     try:

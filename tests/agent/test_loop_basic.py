@@ -21,7 +21,7 @@ from agent.events import (
 )
 from agent.model.endpoint import ModelError, ReasoningPiece
 from agent.model.scripted import call, calls, text
-from agent.sessions.store import read_records
+from agent.sessions.replay import read_records
 from tests.agent.loop_kit import (
     Face,
     assert_session_mirrors,

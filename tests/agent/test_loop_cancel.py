@@ -81,21 +81,15 @@ async def test_cancel_mid_bash_kills_the_process_and_answers_the_call(ws: Path) 
 RESUME_CHILD = """
 import asyncio, sys
 from pathlib import Path
-from agent.config import Config
-from agent.model.scripted import ScriptedModel, call
-from agent.loop.agent import Agent
-from agent.permissions.rules import Permissions
+from agent.model.scripted import call
 from agent.sessions.store import Session
-from tools.tool import ToolContext
-from tools.registry import default_registry
+from tests.scripted import make_agent
 
 ws = Path(sys.argv[1])
 session = Session.create(ws)
 print(session.id, flush=True)
-model = ScriptedModel([call("bash", {"command": "touch started; sleep 60"}, "k1")])
-cfg = Config(permission_mode="yolo")
-agent = Agent(model, default_registry(), Permissions("yolo", [], [], ws, []), session, cfg,
-              ToolContext(ws), system="s")
+replies = [call("bash", {"command": "touch started; sleep 60"}, "k1")]
+agent, _ = make_agent(ws, replies, session=session, system="s")
 asyncio.run(agent.run_turn("run the long thing", lambda e: None))
 """
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from agent.context.prompt import SUMMARY_INSTRUCTION, SUMMARY_PREFIX, TokenCounter
 from agent.events import Notice
 from agent.model.endpoint import ContextOverflow
-from agent.model.scripted import text
+from agent.model.scripted import Script, text
 from agent.sessions.store import Session
 from tests.agent.loop_kit import Face, assert_session_mirrors, make_agent
 from tools.registry import ToolRegistry
@@ -100,7 +100,7 @@ async def test_a_summary_request_that_does_not_fit_falls_back_to_a_transcript(ws
         session.append_message({"role": "user", "content": f"question {i} " + "word " * 150})
         session.append_message({"role": "assistant", "content": f"answer {i}"})
     overflow = ContextOverflow("request exceeds the available context size", 9030, 8192)
-    replies = [[overflow], text("SUMMARY"), text("fresh")]
+    replies: list[Script] = [[overflow], text("SUMMARY"), text("fresh")]
     agent, model = make_agent(ws, replies, session=session, registry=ToolRegistry(), n_ctx=1000)
     agent.counter = TokenCounter(None)
     finished = await agent.run_turn("last question", Face())

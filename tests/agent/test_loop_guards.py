@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.events import Notice
+from agent.loop.repeats import DONE_NOTE, REPEAT_NOTE
 from agent.model.scripted import call, text
-from agent.small.habits import DONE_NOTE, REPEAT_NOTE
 from tests.agent.loop_kit import Face, assert_valid_history, make_agent, results
 
 

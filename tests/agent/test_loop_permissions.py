@@ -8,7 +8,7 @@ from pathlib import Path
 from agent.events import Notice, PermissionDecision, PermissionRequest
 from agent.loop.calls import NO_RETRY, USER_DENIED
 from agent.model.scripted import call, calls, text
-from agent.sessions.store import read_records
+from agent.sessions.replay import read_records
 from tests.agent.loop_kit import Face, make_agent, results
 
 

@@ -6,14 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import Config
 from agent.context.mentions import MARK, MAX_BYTES, attach_mentions, typed_part
-from agent.loop.agent import Agent
-from agent.model.scripted import ScriptedModel, call, text
-from agent.permissions.rules import Permissions
-from agent.sessions.store import Session, list_sessions
-from tools.registry import default_registry
-from tools.tool import ToolContext
+from agent.model.scripted import call, text
+from agent.sessions.store import list_sessions
+from tests.scripted import make_agent
 
 
 @pytest.fixture(autouse=True)
@@ -48,17 +44,9 @@ async def test_a_named_file_can_be_edited_without_reading_it_first(tmp_path: Pat
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "config.ini").write_text("port = 8080\n")
-    model = ScriptedModel(
-        [call("edit", {"path": "config.ini", "old": "8080", "new": "9090"}), text("Done.")]
-    )
-    session = Session.create(ws)
-    agent = Agent(
-        model,
-        default_registry(),
-        Permissions("yolo", [], [], ws, []),
-        session,
-        Config(permission_mode="yolo", tool_mode="native"),
-        ToolContext(ws),
+    agent, model = make_agent(
+        ws,
+        [call("edit", {"path": "config.ini", "old": "8080", "new": "9090"}), text("Done.")],
         system="s",
     )
     await agent.run_turn("Change the port in config.ini to 9090", lambda _: None)

@@ -134,7 +134,8 @@ async def test_a_missed_metrics_read_costs_one_figure_not_the_rest(endpoint: str
 
 
 async def test_without_timings_stats_are_measured_client_side(endpoint: str) -> None:
-    Script.body = [chunk({"content": w}) for w in ("a", "b", "c")] + [
+    Script.body = [
+        *(chunk({"content": w}) for w in ("a", "b", "c")),
         chunk({}, finish="stop"),
         chunk(None, usage={"completion_tokens": 3, "prompt_tokens": 50, "total_tokens": 53}),
         "[DONE]",

@@ -151,8 +151,14 @@ def test_judge_splits_simple_commands(tmp_path: Path) -> None:
 
 def test_paths_outside_the_workspace(tmp_path: Path) -> None:
     outside = str(tmp_path / "elsewhere" / "a.txt")
-    for mode, expected in (("ask", "ask"), ("auto-edit", "ask"), ("yolo", "ask"), ("plan", "deny")):
-        p = perms(tmp_path, mode)  # type: ignore[arg-type]
+    cases: list[tuple[Mode, str]] = [
+        ("ask", "ask"),
+        ("auto-edit", "ask"),
+        ("yolo", "ask"),
+        ("plan", "deny"),
+    ]
+    for mode, expected in cases:
+        p = perms(tmp_path, mode)
         decision = p.check("read", "read", outside, [outside])
         assert decision.verdict == expected, mode
         assert "outside the workspace" in decision.reason

@@ -6,20 +6,23 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
 from agent.config import Config
 from agent.context.prefill import PrefillRate, context_report
 from agent.events import Event, Notice, RequestStats, StepStats
-from agent.model.scripted import call, text
+from agent.model.scripted import Script, call, text
 from tests.factory import ENDPOINT, make_agent
 
 pytestmark = pytest.mark.usefixtures("beecode_dirs")
 
 
-def timed(prompt_n: int, prompt_tok_s: float, source: str = "server") -> RequestStats:
-    return RequestStats(source, 30.0, 10, prompt_n, 0, None, None, 1.0, prompt_tok_s)  # type: ignore[arg-type]
+def timed(
+    prompt_n: int, prompt_tok_s: float, source: Literal["server", "client"] = "server"
+) -> RequestStats:
+    return RequestStats(source, 30.0, 10, prompt_n, 0, None, None, 1.0, prompt_tok_s)
 
 
 def test_the_rate_is_measured_kept_and_read_back(tmp_path: Path) -> None:
@@ -57,7 +60,7 @@ def test_a_damaged_file_is_no_rate(tmp_path: Path) -> None:
         assert PrefillRate(path, "tiny").tok_s is None
 
 
-def run(workspace: Path, replies: list, task: str, tok_s: float | None) -> list[Event]:  # type: ignore[type-arg]
+def run(workspace: Path, replies: list[Script], task: str, tok_s: float | None) -> list[Event]:
     config = Config(endpoint=ENDPOINT, tool_mode="native", permission_mode="yolo")
     agent = make_agent(workspace, replies, config)
     assert agent.prefill is not None

@@ -37,7 +37,8 @@ def test_the_runtime_starts_restarts_and_stops_its_managed_server(
         assert (view.state, view.profile, view.url) == ("up", "tiny", f"http://127.0.0.1:{port}")
         assert view.log_tail and view.can_restart
         assert core.facts.model.startswith("qwen2.5-coder-0.5b") and core.facts.n_ctx == 8192
-        assert (core.facts.profile, core.session_id) == ("tiny", runtime.agent.session.id)  # type: ignore[union-attr]
+        assert runtime.agent is not None
+        assert (core.facts.profile, core.session_id) == ("tiny", runtime.agent.session.id)
         [first] = servers_on(port)
 
         runtime.restart_server(lambda key, line: None)

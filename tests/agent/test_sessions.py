@@ -12,14 +12,8 @@ from typing import Any
 
 import pytest
 
-from agent.sessions.store import (
-    INTERRUPTED,
-    Session,
-    SessionError,
-    list_sessions,
-    read_records,
-    repair_tool_calls,
-)
+from agent.sessions.replay import read_records, repair_tool_calls
+from agent.sessions.store import INTERRUPTED, Session, SessionError, list_sessions
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,24 +5,21 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agent.commands.turns import CommandAgent, setup_skills
-from agent.config import Config
-from agent.context.prompt import TokenCounter, system_prompt
+from agent.commands.turns import CommandAgent
+from agent.config import Mode
 from agent.events import PermissionDecision, PermissionRequest, TurnFinished
 from agent.faces.headless import run_agent
-from agent.model.scripted import ScriptedModel, Step, call, text
-from agent.permissions.rules import Permissions
-from agent.sessions.store import Session, read_records
-from agent.small import session_policy
+from agent.model.scripted import Script, ScriptedModel, call, text
+from agent.sessions.replay import read_records
 from tests.agent.loop_kit import Face, offered
+from tests.scripted import make_agent
 from tests.skills.conftest import write_skill
-from tools.registry import default_registry
-from tools.tool import ToolContext
 
 GREET = (
     "---\nname: greet\ndescription: Greet someone. Use to say hello.\n{extra}---\n"
@@ -47,28 +44,11 @@ def greet_skill(ws: Path, extra: str = "") -> Path:
 
 
 def make(
-    ws: Path, replies: list[list[Step]], mode: str = "yolo", **config: Any
+    ws: Path, replies: Iterable[Script], mode: Mode = "yolo", **config: Any
 ) -> tuple[CommandAgent, ScriptedModel]:
-    config.setdefault("tool_mode", "native")
     config.setdefault("trusted_workspaces", [str(ws)])
-    cfg = Config(permission_mode=mode, **config)  # type: ignore[arg-type]
-    ctx = ToolContext(ws)
-    permissions = Permissions(cfg.permission_mode, cfg.allow, cfg.deny, ws, [])
-    counter = TokenCounter(None)
-    setup = setup_skills(ws, cfg, default_registry(), ctx, permissions, counter.count_text)
-    model = ScriptedModel(replies)
-    system = system_prompt("", setup.catalogue)
-    agent = CommandAgent(
-        model,
-        setup.registry,
-        permissions,
-        Session.create(ws),
-        cfg,
-        ctx,
-        system=system,
-        skills=setup,
-        policy=session_policy(cfg.tool_mode, ""),
-    )
+    agent, model = make_agent(ws, replies, mode=mode, skills=True, **config)
+    assert isinstance(agent, CommandAgent)
     return agent, model
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from agent.model.endpoint import FREE, ModelChunk, StreamEnd, TextPiece
 from agent.model.reply import Reply, collect
+from agent.model.scripted import stats
 from agent.model.toolcalls import ParsedCall, parse_text_calls
 from tools.registry import default_registry
 
@@ -104,7 +105,7 @@ async def test_collect_marks_an_xml_call_recovered() -> None:
     async def stream() -> AsyncIterator[ModelChunk]:
         for piece in (READ[:30], READ[30:]):
             yield TextPiece(piece)
-        yield StreamEnd("stop", None)  # type: ignore[arg-type]
+        yield StreamEnd("stop", stats())
 
     reply = Reply()
     await collect(stream(), lambda event: None, reply, reply_format=FREE, tool_names=SCHEMAS)

@@ -8,10 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.loop.agent import Agent
-from agent.model.scripted import ScriptedModel, Step
-from agent.sessions.store import Session
-from tests.faults.agents import yolo_agent
 from tests.faults.conftest import data_dir  # noqa: F401  (the fixture, shared)
 
 
@@ -39,10 +35,6 @@ def ws(tmp_path: Path) -> Path:
     (path / "build").mkdir()
     (path / "build" / "out.bin").write_bytes(b"ignored build output")
     return path
-
-
-def make_agent(ws: Path, replies: list[list[Step]], session: Session | None = None) -> Agent:
-    return yolo_agent(ScriptedModel(replies), ws, session)
 
 
 def files(ws: Path) -> dict[str, bytes]:

@@ -5,19 +5,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent.checkpoints import command
 from agent.checkpoints.rewind import rewind
 from agent.checkpoints.store import Checkpoints
 from agent.model.scripted import call, calls, text
 from agent.sessions.store import Session
-from tests.checkpoints.conftest import files, git, make_agent
+from tests.checkpoints.conftest import files, git
+from tests.scripted import make_agent
 
 
 async def test_undo_and_redo_cover_every_kind_of_change(ws: Path) -> None:
     start = files(ws)
     assert git(ws, "status", "--short") == "?? notes.txt\n"
     index_before = (ws / ".git" / "index").read_bytes()
-    agent = make_agent(
+    agent, _ = make_agent(
         ws,
         [
             call("read", {"path": "kept.txt"}, "r1"),  # reads take no checkpoint
@@ -30,6 +33,7 @@ async def test_undo_and_redo_cover_every_kind_of_change(ws: Path) -> None:
             call("git", {"action": "add", "paths": ["bashed.txt"]}, "g1"),
             text("turn 2 done"),
         ],
+        system="s",
     )
     await agent.run_turn("one", lambda _e: None)
     after_one = files(ws)
@@ -63,8 +67,10 @@ async def test_undo_and_redo_cover_every_kind_of_change(ws: Path) -> None:
     assert (ws / "build" / "out.bin").read_bytes() == b"ignored build output"
 
 
-async def test_undo_n_goes_back_n_turns_and_survives_a_new_process(ws: Path, capsys) -> None:
-    agent = make_agent(
+async def test_undo_n_goes_back_n_turns_and_survives_a_new_process(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent, _ = make_agent(
         ws,
         [
             call("write", {"path": "a.txt", "content": "1\n"}),
@@ -75,6 +81,7 @@ async def test_undo_n_goes_back_n_turns_and_survives_a_new_process(ws: Path, cap
             call("write", {"path": "a.txt", "content": "3\n"}),
             text("ok"),
         ],
+        system="s",
     )
     for prompt in ("one", "two", "talk", "three"):
         await agent.run_turn(prompt, lambda _e: None)
@@ -91,13 +98,14 @@ async def test_undo_n_goes_back_n_turns_and_survives_a_new_process(ws: Path, cap
 
 
 async def test_rewind_cuts_the_conversation_and_a_resume_sees_the_cut(ws: Path) -> None:
-    agent = make_agent(
+    agent, _ = make_agent(
         ws,
         [
             text("hello"),
             call("write", {"path": "a.txt", "content": "A\n"}),
             text("wrote it"),
         ],
+        system="s",
     )
     await agent.run_turn("hi", lambda _e: None)
     kept = list(agent.messages)
@@ -106,5 +114,5 @@ async def test_rewind_cuts_the_conversation_and_a_resume_sees_the_cut(ws: Path) 
     assert "back to before that turn" in line and "not undone" in line
     assert not (ws / "a.txt").exists()
     assert agent.messages == kept
-    resumed = make_agent(ws, [], Session.open(agent.session.id))
+    resumed, _ = make_agent(ws, [], session=Session.open(agent.session.id), system="s")
     assert resumed.messages == kept

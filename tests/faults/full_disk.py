@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 from agent.faces.headless import run_agent
-from agent.model.scripted import ScriptedModel, call, text
+from agent.model.scripted import call, text
 from agent.sessions.store import Session
-from tests.faults.agents import yolo_agent
+from tests.scripted import make_agent
 
 if __name__ == "__main__":
     ws, limit, size = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
@@ -24,7 +24,7 @@ if __name__ == "__main__":
         call("edit", {"path": "kept.txt", "old": "v1", "new": "v2" + "y" * size}, "e1"),
         text("done"),
     ]
-    agent = yolo_agent(ScriptedModel(replies), ws, session)
+    agent, _ = make_agent(ws, replies, session=session, system="s")
     out = io.StringIO()
     status = run_agent(agent, "fill the disk", "json", out, sys.stderr, agent.session.id)
     print(out.getvalue())

@@ -7,9 +7,9 @@ import asyncio
 import sys
 from pathlib import Path
 
-from agent.model.scripted import ScriptedModel, call, text
+from agent.model.scripted import call, text
 from agent.sessions.store import Session
-from tests.faults.agents import yolo_agent
+from tests.scripted import make_agent
 
 
 def main() -> None:
@@ -21,7 +21,7 @@ def main() -> None:
         call("bash", {"command": "rm kept.txt; touch started; sleep 600"}, "b1"),
         text("never reached"),
     ]
-    agent = yolo_agent(ScriptedModel(replies), ws, session)
+    agent, _ = make_agent(ws, replies, session=session, system="s")
     asyncio.run(agent.run_turn("make a file, then wait", lambda _e: None))
 
 

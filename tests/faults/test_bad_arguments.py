@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from agent.faces.headless import run_agent
-from agent.model.scripted import ScriptedModel, call, text
+from agent.model.scripted import call, text
 from agent.sessions.store import Session
-from tests.faults.agents import yolo_agent
+from tests.scripted import make_agent
 from tools.argument_limits import MAX_DEPTH, argument_problem
 
 DEEP_LIST = '{"path": ' + "[" * 100_000 + "]" * 100_000 + "}"
@@ -32,7 +32,7 @@ BAD_CALLS = {
 
 def headless(ws: Path, name: str, raw: str) -> tuple[int, dict[str, Any], Session]:
     session = Session.create(ws)
-    agent = yolo_agent(ScriptedModel([call(name, raw, "c1"), text("gave up")]), ws, session)
+    agent, _ = make_agent(ws, [call(name, raw, "c1"), text("gave up")], session=session, system="s")
     out, err = io.StringIO(), io.StringIO()
     status = run_agent(agent, "do it", "json", out, err, agent.session.id)
     return status, json.loads(out.getvalue()), session

@@ -12,7 +12,7 @@ from pathlib import Path
 from agent.events import ToolCallFinished
 from agent.model.scripted import call, text
 from agent.sessions.store import Session
-from tests.checkpoints.conftest import make_agent
+from tests.scripted import make_agent
 
 HERE = Path(__file__).parent
 
@@ -64,7 +64,8 @@ async def test_an_unwritable_checkpoint_store_refuses_the_change(ws: Path, data_
     data_dir.mkdir(parents=True, exist_ok=True)
     (data_dir / "checkpoints").write_text("not a directory")  # unwritable, even for root
     finished: list[ToolCallFinished] = []
-    agent = make_agent(ws, [call("write", {"path": "a.txt", "content": "x"}), text("ok")])
+    replies = [call("write", {"path": "a.txt", "content": "x"}), text("ok")]
+    agent, _ = make_agent(ws, replies, system="s")
     await agent.run_turn(
         "write", lambda e: finished.append(e) if isinstance(e, ToolCallFinished) else None
     )

@@ -12,7 +12,7 @@ from typing import Any
 
 from agent.model.endpoint import FREE, CallPiece, ModelChunk, ReplyFormat, StreamEnd, TextPiece
 from agent.model.scripted import stats
-from tests.faults.agents import yolo_agent
+from tests.scripted import agent_on
 
 TURNS, WARM = 300, 50
 GROWTH_MIB = 64  # the history itself grows (no compaction here): ~2,500 results, a few MiB
@@ -73,7 +73,7 @@ def open_fds() -> int:
 async def test_memory_and_fds_stay_bounded_over_a_long_session(ws: Path) -> None:
     (ws / "notes.md").write_text("".join(f"line {n}\n" for n in range(200)))
     model = LongScript()
-    agent = yolo_agent(model, ws, max_steps=5)
+    agent = agent_on(model, ws, system="s", max_steps=5)
     calls = 0
     try:
         for turn in range(1, TURNS + 1):

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from agent.events import Event, ToolCallFinished
-from agent.model.scripted import ScriptedModel, Step, call, text
+from agent.model.scripted import Step, call, text
 from agent.sessions.store import Session
-from tests.faults.agents import yolo_agent
+from tests.scripted import make_agent
 from tools.mcp.servers import McpServers
 from tools.redacted_log import LIMIT_BYTES
 from tools.registry import default_registry
@@ -38,7 +38,7 @@ async def run(ws: Path, servers: McpServers, replies: list[list[Step]]) -> list[
     registry = default_registry()
     for tool in servers.tools(set(registry.names())):
         registry.add(tool)
-    agent = yolo_agent(ScriptedModel([*replies, text("carried on")]), ws, registry=registry)
+    agent, _ = make_agent(ws, [*replies, text("carried on")], registry=registry, system="s")
     events: list[Event] = []
     finished = await agent.run_turn("use the server", events.append)
     # An answer after a failed call that was not tried again: the turn says it failed.

@@ -19,16 +19,17 @@ from server.engine.build import Engine
 from server.health import health
 from server.launch.addresses import free_port
 from server.process.managed import ManagedServer
-from tests.faults.agents import yolo_agent
+from tests import scripted
 from tools.registry import ToolRegistry
 
 
 def agent_on(url: str, ws: Path, session: Session) -> Agent:
-    return yolo_agent(
+    return scripted.agent_on(
         OpenAIChatModel(url, max_tokens=64, temperature=0.0),
         ws,
-        session,
-        ToolRegistry([]),  # no tools: SmolLM2's template has none, and none are needed here
+        # no tools: SmolLM2's template has none, and none are needed here
+        registry=ToolRegistry([]),
+        session=session,
         system="You are a storyteller.",
     )
 

@@ -16,7 +16,7 @@ GOOD = [
     {"role": "user", "content": "hi"},
     {"role": "assistant", "content": "hello"},
 ]
-BAD = [
+BAD: list[dict[str, object]] = [
     {"role": "assistant", "content": "", "tool_calls": "read a.txt"},
     {"role": "assistant", "content": "", "tool_calls": [{"id": 1, "function": {}}]},
     {

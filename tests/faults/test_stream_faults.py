@@ -14,8 +14,8 @@ from agent.loop.agent import Agent
 from agent.model.endpoint import OpenAIChatModel
 from agent.runtime.assemble import serve_model
 from agent.sessions.store import Session
-from tests.faults.agents import yolo_agent
 from tests.faults.misbehaving import misbehaving_server
+from tests.scripted import agent_on
 
 BROKEN = {
     "cut": "the model server's reply was cut: RemoteProtocolError",
@@ -28,7 +28,7 @@ BROKEN = {
 
 def agent_at(url: str, ws: Path, session: Session) -> Agent:
     # stall_s: how long "no byte" may last; short here so the stall is noticed at once.
-    return yolo_agent(OpenAIChatModel(url, stall_s=1.0), ws, session)
+    return agent_on(OpenAIChatModel(url, stall_s=1.0), ws, session=session, system="s")
 
 
 @pytest.mark.parametrize("fault", list(BROKEN))
@@ -69,11 +69,10 @@ async def test_fields_of_the_wrong_shape_are_ignored_not_fatal(ws: Path) -> None
 
 async def test_the_stall_timeout_is_the_users_setting(ws: Path) -> None:
     with misbehaving_server() as url:
-        config = Config(endpoint=f"{url}/stall", stall_timeout_s=1.0)
-        served = serve_model(config.endpoint, config)
-        finished = await yolo_agent(served.chat, ws, Session.create(ws)).run_turn(
-            "hi", lambda _e: None
-        )
+        endpoint = f"{url}/stall"
+        served = serve_model(endpoint, Config(endpoint=endpoint, stall_timeout_s=1.0))
+        agent = agent_on(served.chat, ws, session=Session.create(ws), system="s")
+        finished = await agent.run_turn("hi", lambda _e: None)
     assert finished.final_text.startswith(BROKEN["stall"])
 
 

@@ -92,7 +92,7 @@ def test_an_agent_turn_before_a_server_is_up_gets_its_tools_the_turn_after(
     tmp_path: Path,
 ) -> None:
     gate = tmp_path / "gate"
-    specs = {"f": faulty(gate=gate), "gti": {"command": MISSING}}
+    specs: dict[str, dict[str, object]] = {"f": faulty(gate=gate), "gti": {"command": MISSING}}
     script = [answer("no tools yet"), call("f_echo", {"text": "hi"}), answer("said hi")]
     config = Config(
         endpoint=ENDPOINT, tool_mode="native", permission_mode="yolo", mcp_servers=specs

@@ -11,6 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent.config import Mode
 from agent.permissions.rules import Permissions
 from agent.permissions.shell import judge
 
@@ -99,19 +100,22 @@ def _quoted(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
-def permissions(tmp_path: Path, mode: str) -> Permissions:
+RUNNING_MODES: list[Mode] = ["ask", "auto-edit", "yolo"]
+
+
+def permissions(tmp_path: Path, mode: Mode) -> Permissions:
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
     allow = ["bash(*)", "bash(ls*)", "bash(echo*)", "bash(git status*)"]
-    return Permissions(mode, allow, [f"bash({DENIED}*)"], workspace, [])  # type: ignore[arg-type]
+    return Permissions(mode, allow, [f"bash({DENIED}*)"], workspace, [])
 
 
 @settings(
     max_examples=CASES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(line=lines_running_rm(), mode=st.sampled_from(["ask", "auto-edit", "yolo"]))
+@given(line=lines_running_rm(), mode=st.sampled_from(RUNNING_MODES))
 def test_generated_lines_running_a_denied_program_never_run(
-    tmp_path: Path, line: str, mode: str
+    tmp_path: Path, line: str, mode: Mode
 ) -> None:
     decision = permissions(tmp_path, mode).check("bash", "execute", line, [])
     assert decision.verdict != "allow", (line, decision.reason)

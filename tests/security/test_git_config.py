@@ -65,6 +65,18 @@ async def act(repo: Path, **args: Any) -> str:
     return result.output
 
 
+def hooks_path(repo: Path) -> None:
+    """A pre-commit hook in a folder that core.hooksPath names."""
+    hook(repo / "hooks", "pre-commit", repo)
+    hostile(repo, "[core]", f"hooksPath = {repo / 'hooks'}")
+
+
+def included_config(repo: Path) -> None:
+    """An fsmonitor set in a file that the repository's config includes."""
+    repo.parent.joinpath("inc").write_text(f"[core]\nfsmonitor = touch {marker(repo)}\n")
+    hostile(repo, "[include]", f"path = {repo.parent / 'inc'}")
+
+
 Setup = Callable[[Path], None]
 CASES: list[tuple[str, Setup, dict[str, Any]]] = [
     (
@@ -125,10 +137,7 @@ CASES: list[tuple[str, Setup, dict[str, Any]]] = [
     ),
     (
         "hooks path",
-        lambda r: (
-            (hook(r / "hooks", "pre-commit", r), hostile(r, "[core]", f"hooksPath = {r / 'hooks'}"))
-            and None
-        ),
+        hooks_path,
         {"action": "commit", "message": "m", "paths": ["a.txt"]},
     ),
     (
@@ -168,13 +177,7 @@ CASES: list[tuple[str, Setup, dict[str, Any]]] = [
     ),
     (
         "included config",
-        lambda r: (
-            (
-                r.parent.joinpath("inc").write_text(f"[core]\nfsmonitor = touch {marker(r)}\n"),
-                hostile(r, "[include]", f"path = {r.parent / 'inc'}"),
-            )
-            and None
-        ),
+        included_config,
         {"action": "status"},
     ),
 ]

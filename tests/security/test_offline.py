@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from server.engine.build import Engine
 from server.launch.addresses import free_port
 
 # Records every network connect and name lookup of the Python process it is loaded into.
@@ -74,7 +75,7 @@ def _unshare_works() -> bool:
     not _unshare_works(), reason="unshare -n is not available (needs root or userns)"
 )
 def test_headless_session_in_a_namespace_with_no_route(
-    engine: object, smollm2_path: Path, tmp_path: Path
+    engine: Engine, smollm2_path: Path, tmp_path: Path
 ) -> None:
     ws = tmp_path / "ws"
     (ws / ".beecode").mkdir(parents=True)
@@ -84,7 +85,7 @@ def test_headless_session_in_a_namespace_with_no_route(
     runner.write_text(
         AUDIT + "from agent.cli import main\nsys.argv[0] = 'beecode'\nsys.exit(main())\n"
     )
-    binary = engine.binary  # type: ignore[attr-defined]
+    binary = engine.binary
     url = f"http://127.0.0.1:{port}"
     inside = textwrap.dedent(
         f"""

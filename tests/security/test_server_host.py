@@ -7,9 +7,12 @@ from dataclasses import replace
 
 import pytest
 
+from server.engine.dialect import Dialect
+from server.engine.known_dialects import BEE_FORK as FORK
+from server.engine.known_dialects import UPSTREAM
 from server.launch.llama_argv import build_argv
 from server.profiles.catalog import get_profile
-from tests.server.test_launch import BIN, FORK, TARGET, UPSTREAM
+from tests.server.test_launch import BIN, TARGET
 
 
 @pytest.mark.parametrize(
@@ -23,9 +26,9 @@ from tests.server.test_launch import BIN, FORK, TARGET, UPSTREAM
     ],
 )
 @pytest.mark.parametrize("dialect", [FORK, UPSTREAM])
-def test_profile_host_is_overridden_with_loopback(extra: tuple[str, ...], dialect: object) -> None:
+def test_profile_host_is_overridden_with_loopback(extra: tuple[str, ...], dialect: Dialect) -> None:
     profile = replace(get_profile("gemma4-31b-dflash-nospec"), extra_args=extra)
-    argv = build_argv(BIN, profile, dialect, TARGET, None, port=8080)  # type: ignore[arg-type]
+    argv = build_argv(BIN, profile, dialect, TARGET, None, port=8080)
     hosts = [argv[i + 1] for i, flag in enumerate(argv) if flag == "--host"]
     assert hosts == ["127.0.0.1"]
     assert not any(a.startswith("--host=") for a in argv)

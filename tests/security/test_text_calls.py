@@ -9,6 +9,7 @@ import pytest
 
 from agent.model.endpoint import FREE, ModelChunk, StreamEnd, TextPiece
 from agent.model.reply import Reply, collect
+from agent.model.scripted import stats
 from agent.model.toolcalls import parse_text_calls
 
 TOOLS = {"bash", "read", "write", "edit"}
@@ -53,7 +54,7 @@ def test_a_reply_that_is_the_call_runs(text: str) -> None:
 async def collected(text: str) -> Reply:
     async def stream() -> AsyncIterator[ModelChunk]:
         yield TextPiece(text)
-        yield StreamEnd("stop", None)
+        yield StreamEnd("stop", stats())
 
     reply = Reply()
     await collect(stream(), lambda event: None, reply, reply_format=FREE, tool_names=TOOLS)

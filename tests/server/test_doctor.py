@@ -38,8 +38,8 @@ def test_checks_find_the_tools_that_are_here() -> None:
         assert check.ok == (check.next_step == "")
     found = _by_name(checks)
     for name in ("cmake", "ninja", "ccache", "git"):
-        if shutil.which(name):
-            assert found[name].ok and shutil.which(name) in found[name].detail
+        if program := shutil.which(name):
+            assert found[name].ok and program in found[name].detail
         else:
             assert not found[name].ok and "apt-get install" in found[name].next_step
     assert found["compiler"].ok == any(shutil.which(c) for c in ("c++", "g++", "clang++"))

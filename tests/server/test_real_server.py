@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,7 @@ COPY = [{"role": "user", "content": f"Repeat this code exactly, nothing else:\n\
 COUNT = [{"role": "user", "content": "Count from 1 to 20."}]
 
 
-def ask(url: str, messages: list[dict[str, object]], max_tokens: int) -> Timings:
+def ask(url: str, messages: list[dict[str, Any]], max_tokens: int) -> Timings:
     _, timings = chat(url, messages, max_tokens=max_tokens, temperature=0)
     return timings
 

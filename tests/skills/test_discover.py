@@ -89,9 +89,8 @@ def test_grouped_and_symlinked_folders(tmp_path: Path) -> None:
     write_skill(base / "node_modules", "dep", skill_text("dep"))
     found = discover([Root(base, "user")])
     assert [s.name for s in found.skills] == ["grouped", "linked"]
-    assert (
-        found.get("linked") is not None and found.get("linked").location == base / "linked/SKILL.md"
-    )  # type: ignore[union-attr]
+    linked = found.get("linked")
+    assert linked is not None and linked.location == base / "linked/SKILL.md"
 
 
 def test_a_broken_skill_is_skipped_with_its_path_and_reason(tmp_path: Path) -> None:
@@ -108,8 +107,9 @@ def test_untrusted_project_skills_are_marked(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     write_skill(ws / ".agents/skills", "proj", skill_text("proj"))
     found = discover(roots(ws, tmp_path / "nohome", trusted=False))
-    assert found.get("proj") is not None and not found.get("proj").trusted  # type: ignore[union-attr]
-    assert found.get("write-tests").trusted  # type: ignore[union-attr]
+    proj, bundled = found.get("proj"), found.get("write-tests")
+    assert proj is not None and not proj.trusted
+    assert bundled is not None and bundled.trusted
 
 
 def test_bundled_skills_all_load_cleanly() -> None:

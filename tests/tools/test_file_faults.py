@@ -12,7 +12,7 @@ import pytest
 
 from tools.edit import EditTool
 from tools.files import ReadTool, WriteTool
-from tools.tool import ToolContext
+from tools.tool import Tool, ToolContext
 
 edit, write, read = EditTool(), WriteTool(), ReadTool()
 LATIN1 = "# réglages\nnom = café\nport = 80\n".encode("latin-1") + b"\xff\xfe trailing \x80\n"
@@ -77,13 +77,12 @@ async def test_write_refuses_a_lone_surrogate_and_leaves_the_file(
 
 @pytest.mark.parametrize("tool", [read, edit, write])
 async def test_a_fifo_is_refused_without_blocking(
-    ctx: ToolContext, workspace: Path, tool: object
+    ctx: ToolContext, workspace: Path, tool: Tool
 ) -> None:
     os.mkfifo(workspace / "pipe")
     args = {"path": "pipe", "old": "a", "new": "b", "content": "x"}
     wanted = {"read": ["path"], "edit": ["path", "old", "new"], "write": ["path", "content"]}
-    name = tool.name  # type: ignore[attr-defined]
-    call = tool.run({k: args[k] for k in wanted[name]}, ctx)  # type: ignore[attr-defined]
+    call = tool.run({k: args[k] for k in wanted[tool.name]}, ctx)
     result = await asyncio.wait_for(call, timeout=30)
     assert result.is_error and result.output == "pipe is a FIFO, not a regular file; not opened"
 

@@ -26,7 +26,10 @@ from tools.registry import ToolRegistry, default_registry
 from tools.tool import Tool, ToolContext
 
 BIN = Path(sys.executable).parent  # the console scripts of this environment
-TIME = {"command": str(BIN / "mcp-server-time"), "args": ["--local-timezone", "UTC"]}
+TIME: dict[str, object] = {
+    "command": str(BIN / "mcp-server-time"),
+    "args": ["--local-timezone", "UTC"],
+}
 MISSING = "mcp-server-gti"
 
 
@@ -59,7 +62,11 @@ def servers(
     repo: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[McpServers, list[str]]]:
     log = tmp_path_factory.mktemp("state") / "mcp.log"
-    specs = {"time": TIME, "git": git_server(repo), "gti": {"command": MISSING}}
+    specs: dict[str, dict[str, object]] = {
+        "time": TIME,
+        "git": git_server(repo),
+        "gti": {"command": MISSING},
+    }
     servers = McpServers(specs, log, call_timeout_s=60)
     problems = servers.connect()
     pids = children("mcp-server-")

@@ -14,14 +14,21 @@ from pathlib import Path
 import pytest
 
 from agent.config import Config
-from agent.faces.contract import ConnectRequest
+from agent.faces.contract import ConnectRequest, Core
+from agent.loop.agent import Agent
 from agent.runtime import Runtime
 from tests.tools.processes import wait_until_dead
 from tests.tools.test_mcp import MISSING, TIME, children
 from tools.tool import ToolContext
 
 ENDPOINT = "http://127.0.0.1:9/v1"  # never answers; the agent is built, not run
-SERVERS = {"time": TIME, "gti": {"command": MISSING}}
+SERVERS: dict[str, dict[str, object]] = {"time": TIME, "gti": {"command": MISSING}}
+
+
+def loop_agent(core: Core) -> Agent:
+    """The core's agent, which the faces see only as a TurnRunner, as the loop's Agent."""
+    assert isinstance(core.agent, Agent)
+    return core.agent
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +43,7 @@ def test_the_agent_connects_its_servers_offers_their_tools_and_closes_them(
     lines: list[str] = []
     before = set(children("mcp-server-time"))
     runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT, mcp_servers=SERVERS))
-    agent = runtime.connect(ConnectRequest(), lambda key, line: lines.append(line)).agent
+    agent = loop_agent(runtime.connect(ConnectRequest(), lambda key, line: lines.append(line)))
     runtime.settle_mcp(lambda key, line: lines.append(line))
     try:
         [pid] = set(children("mcp-server-time")) - before
@@ -105,7 +112,8 @@ def test_the_runtime_keeps_live_servers_for_the_next_agent(tmp_path: Path) -> No
     core = runtime.connect(ConnectRequest(), lambda key, line: None)  # /clear
     try:
         assert set(children("mcp-server-time")) - before == first
-        assert core.agent.registry.names()[-2:] == ["time_get_current_time", "time_convert_time"]
+        names = loop_agent(core).registry.names()
+        assert names[-2:] == ["time_get_current_time", "time_convert_time"]
     finally:
         runtime.shutdown()
     assert all(wait_until_dead(pid) for pid in first)
@@ -118,11 +126,13 @@ async def test_the_runtime_stops_background_jobs_of_a_replaced_agent_and_at_quit
     pids = []
     for _ in range(2):  # the first agent is replaced (/clear), the second one quits
         core = runtime.connect(ConnectRequest(), lambda key, line: None)
-        bash = core.agent.registry.get("bash")
+        bash = loop_agent(core).registry.get("bash")
         assert bash is not None
         args = {"command": "exec sleep 600", "background": True}
         started = await bash.run(args, ToolContext(tmp_path))
-        pids.append(int(re.search(r"pid (\d+)", started.output)[1]))  # type: ignore[index]
+        pid = re.search(r"pid (\d+)", started.output)
+        assert pid is not None, started.output
+        pids.append(int(pid[1]))
     assert wait_until_dead(pids[0])  # replaced: its jobs stopped, the new agent's kept
     assert not wait_until_dead(pids[1], within_s=0.5)
     runtime.shutdown()
@@ -136,6 +146,7 @@ def test_a_headless_run_closes_the_servers_it_connected(
 
     config = tmp_path / "config"
     config.mkdir()
+    assert isinstance(TIME["args"], list)
     args = ", ".join(f'"{arg}"' for arg in TIME["args"])
     (config / "config.toml").write_text(
         f'[mcp_servers.time]\ncommand = "{TIME["command"]}"\nargs = [{args}]\n'

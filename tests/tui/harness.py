@@ -27,6 +27,12 @@ class Clock:
         return self.now
 
 
+def clock(app: BeeApp) -> Clock:
+    """The clock ``make_app`` gave the app's main screen, to move by hand."""
+    assert isinstance(app.main.clock, Clock)
+    return app.main.clock
+
+
 def make_app(runtime: ScriptedRuntime, request: ConnectRequest | None = None) -> BeeApp:
     history = runtime.workspace.parent / "history.jsonl"
     app = BeeApp(runtime, request, history_path=history)

@@ -12,6 +12,7 @@ from agent.faces.contract import ConnectRequest
 from agent.model.scripted import call
 from agent.runtime.progress import build_line
 from agent.sessions.store import Session
+from agent.tui.app import BeeApp
 from agent.tui.commands import COMMANDS
 from agent.tui.screens.info import PickScreen, TableScreen, TextScreen
 from agent.tui.widgets.server_panel import ServerPanel
@@ -19,9 +20,8 @@ from tests.factory import ENDPOINT, ScriptedRuntime, answer, stats
 from tests.tui.harness import SIZE, line, make_app, running, send, shown, turn, until
 
 
-def screen_text(app: object) -> str:
-    body = app.screen.query_one("#body Static")  # type: ignore[attr-defined]
-    return str(body.content)
+def screen_text(app: BeeApp) -> str:
+    return str(app.screen.query_one("#body Static", Static).content)
 
 
 class TestModeAndHelp:
@@ -218,9 +218,8 @@ class TestServerAndExtras:
             assert not panel.display
             await send(pilot, "/server")
             assert panel.display
-            await until(
-                pilot, lambda: "external" in str(panel.query_one("#server-summary").content)
-            )  # type: ignore[attr-defined]
+            summary = panel.query_one("#server-summary", Static)
+            await until(pilot, lambda: "external" in str(summary.content))
             await pilot.press("f2")
             assert not panel.display
 

@@ -6,16 +6,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from textual.widgets import Collapsible, Markdown
+from textual.widgets import Collapsible, Markdown, Static
 
 from agent.config import Config
 from agent.model.endpoint import ModelError, ReasoningPiece, TextPiece
-from agent.model.scripted import Hold, call
+from agent.model.scripted import Hold, Step, call
 from agent.sessions.store import Session
 from agent.tui.widgets.blocks import ToolBlock
 from agent.tui.widgets.conversation import KEEP_WIDGETS, EarlierBlocks
+from agent.tui.widgets.prompt import PromptInput
 from tests.factory import ENDPOINT, ScriptedRuntime, answer, stats
-from tests.tui.harness import line, running, send, shown, turn, until
+from tests.tui.harness import clock, line, running, send, shown, turn, until
 
 AUTO_EDIT = Config(endpoint=ENDPOINT, permission_mode="auto-edit")
 YOLO = Config(endpoint=ENDPOINT, permission_mode="yolo")
@@ -60,7 +61,7 @@ class TestStreaming:
         async with running(runtime) as (app, pilot):
             await send(pilot, "go")
             await until(pilot, lambda: app.main.inbox.received == 30)
-            app.main.clock.now += 2.0  # type: ignore[attr-defined]
+            clock(app).now += 2.0
             app.main.refresh_lines()
             assert line(app, "#throughput") == "~15.0 tok/s · 30 tok streaming"
             assert line(app, "#status").startswith("working (esc cancels) · ")
@@ -87,7 +88,7 @@ class TestToolBlocks:
             assert reading.collapsed and str(reading.title).startswith("✓ read  app.py  done")
             assert re.fullmatch(r"✓ edit  app\.py  done · \d+ms", str(block.title))
             assert not block.collapsed
-            assert "-x = 1\n+x = 2" in str(block.query_one(".diff").content)  # type: ignore[attr-defined]
+            assert "-x = 1\n+x = 2" in str(block.query_one(".diff", Static).content)
             assert (workspace / "app.py").read_text() == "x = 2\n"
 
     async def test_bash_shows_exit_code_and_collapses_output(self, workspace: Path) -> None:
@@ -102,7 +103,7 @@ class TestToolBlocks:
             assert title.startswith("✗ bash  echo '1 failed'; exit 2  failed · ")
             assert title.endswith(" · exit 2")
             assert block.collapsed and block.has_class("-failed")
-            output = str(block.query_one(".output").content)  # type: ignore[attr-defined]
+            output = str(block.query_one(".output", Static).content)
             assert "1 failed" in output
 
     async def test_running_call_shows_as_running(self, workspace: Path) -> None:
@@ -136,16 +137,16 @@ class TestCancelAndErrors:
             await until(pilot, lambda: app.main.busy)
             await send(pilot, "second")
             await pilot.pause()
-            assert app.main.query_one("#prompt-input").text == "second"  # type: ignore[attr-defined]
+            assert app.main.query_one("#prompt-input", PromptInput).text == "second"
             assert "second" not in shown(app)
             assert len(runtime.model.requests) == 1  # the model never saw "second"
 
     async def test_a_model_error_is_shown_and_the_turn_ends(self, workspace: Path) -> None:
-        failing = [TextPiece("Let me look"), ModelError("server said 500")]
+        failing: list[Step] = [TextPiece("Let me look"), ModelError("server said 500")]
         async with running(ScriptedRuntime(workspace, [failing, answer("back")])) as (app, pilot):
             await turn(app, pilot, "q")
-            error = app.main.conversation.query_one(".note.-error")
-            assert str(error.content) == "server said 500"  # type: ignore[attr-defined]
+            error = app.main.conversation.query_one(".note.-error", Static)
+            assert str(error.content) == "server said 500"
             await turn(app, pilot, "again")  # the app and the agent live on
             assert "back" in shown(app)
 
@@ -154,7 +155,7 @@ class TestCancelAndErrors:
         looping = call("bash", {"command": "true"})
         async with running(ScriptedRuntime(workspace, [looping], config)) as (app, pilot):
             await turn(app, pilot, "loop")
-            warning = str(app.main.conversation.query_one(".note.-warning").content)  # type: ignore[attr-defined]
+            warning = str(app.main.conversation.query_one(".note.-warning", Static).content)
             assert warning == "Stopped: reached the step limit (1)."
 
     async def test_an_agent_crash_is_reported_and_the_app_lives_on(self, workspace: Path) -> None:
@@ -177,7 +178,8 @@ class TestLongSessions:
             await pilot.pause()
             visible = [note for note in view.query(".note.-info") if note.display]
             assert len(visible) == KEEP_WIDGETS  # the newest; the others wait above
-            assert str(visible[-1].content) == "the newest"
+            newest = visible[-1]
+            assert isinstance(newest, Static) and str(newest.content) == "the newest"
             earlier = view.query_one(EarlierBlocks)
             assert earlier.display and "▲ 11 earlier blocks" in str(earlier.content)
             view.scroll_home(animate=False)  # the user scrolls to the top

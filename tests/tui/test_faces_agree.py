@@ -20,6 +20,7 @@ from agent.faces.contract import ConnectRequest
 from agent.faces.headless import run_agent
 from agent.model.endpoint import StreamEnd
 from agent.model.scripted import Script, call
+from agent.tui.screens.info import TextScreen
 from tests.factory import ScriptedRuntime, answer
 from tests.tui.harness import line, running, turn, until
 
@@ -129,7 +130,9 @@ async def test_the_context_in_seconds(workspace: Path, tiny_measured: Config) ->
         assert "· ctx 2.4k/8.2k (30%, 5.2 s cold) ·" in line(app, "#status")
         await pilot.press(*"/context", "enter")
         await until(pilot, lambda: type(app.screen).__name__ == "TextScreen")
-        shown = app.screen.body.plain  # type: ignore[attr-defined]
+        screen = app.screen
+        assert isinstance(screen, TextScreen)
+        shown = screen.body.plain
         assert "Prefill: 470 tok/s, measured on this machine" in shown
         assert re.search(r"conversation: [\d,]+ tokens, [\d.]+ s cold", shown)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.events import Notice, ReasoningDelta, TextDelta
+from agent.events import Event, Notice, ReasoningDelta, TextDelta
 from agent.model.stats import combine
 from agent.tui import format as fmt
 from agent.tui.commands import parse
@@ -91,7 +91,7 @@ class TestFormat:
 
 class TestInbox:
     def test_adjacent_deltas_join_in_order(self) -> None:
-        events = [
+        events: list[Event] = [
             TextDelta("a"),
             TextDelta("b"),
             Notice("n"),

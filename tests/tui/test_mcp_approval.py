@@ -35,7 +35,9 @@ async def test_the_tui_asks_once_before_a_project_server_starts(
     try:
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: isinstance(app.screen, PickScreen))
-            labels = [label for _, label in app.screen.options]
+            screen = app.screen
+            assert isinstance(screen, PickScreen)
+            labels = [label for _, label in screen.options]
             assert labels[0] == f"Start them (remembered for this folder): notes: {' '.join(NOTES)}"
             await pilot.press(*(["down"] if choice == "skip" else []), "enter")
             await until(pilot, lambda: app.core is not None)

@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from agent.model.scripted import call
 from agent.permissions.allowed import AllowedRules
-from agent.sessions.store import read_records
+from agent.sessions.replay import read_records
 from agent.tui.screens.permission import PermissionScreen
 from tests.factory import ScriptedRuntime, answer
 from tests.tui.harness import running, send, shown, until
@@ -75,11 +76,10 @@ class TestPermissionModal:
             await send(pilot, "bump")
             await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
             screen = app.screen
-            assert str(screen.query_one("#question").content) == (  # type: ignore[attr-defined]
-                "Allow edit to change files?"
-            )
-            assert str(screen.query_one("#subject").content) == "app.py"  # type: ignore[attr-defined]
-            preview = str(screen.query_one("#preview Static").content)  # type: ignore[attr-defined]
+            question = screen.query_one("#question", Static)
+            assert str(question.content) == "Allow edit to change files?"
+            assert str(screen.query_one("#subject", Static).content) == "app.py"
+            preview = str(screen.query_one("#preview Static", Static).content)
             assert "-x = 1\n+x = 2" in preview
             assert (workspace / "app.py").read_text() == "x = 1\n"  # nothing changed before yes
 

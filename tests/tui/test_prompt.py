@@ -9,6 +9,7 @@ from pathlib import Path
 
 from agent.config import Config
 from agent.model.scripted import Hold
+from agent.tui.app import BeeApp
 from agent.tui.widgets.prompt import CompletionMenu, Prompt, PromptInput
 from tests.factory import ENDPOINT, ScriptedRuntime, answer
 from tests.tui.harness import running, send, shown, turn, until
@@ -17,12 +18,12 @@ OKS = [answer("ok")] * 3  # enough answers for the turns of any test here
 NOTES_SERVER = Path(__file__).parents[1] / "mcp" / "notes_mcp.py"
 
 
-def text_of(app: object) -> str:
-    return app.main.query_one(PromptInput).text  # type: ignore[attr-defined, no-any-return]
+def text_of(app: BeeApp) -> str:
+    return app.main.query_one(PromptInput).text
 
 
-def menu_options(app: object) -> list[str]:
-    menu = app.main.query_one(CompletionMenu)  # type: ignore[attr-defined]
+def menu_options(app: BeeApp) -> list[str]:
+    menu = app.main.query_one(CompletionMenu)
     if not menu.display:
         return []
     return [str(menu.get_option_at_index(i).id) for i in range(menu.option_count)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from agent.tui.completion import complete
 from agent.tui.screens.info import TextScreen
@@ -32,7 +33,7 @@ async def test_skills_screen_lists_skills_and_commands(skilled: Path) -> None:
     async with running(ScriptedRuntime(skilled)) as (app, pilot):
         await send(pilot, "/skills")
         await until(pilot, lambda: isinstance(app.screen, TextScreen))
-        body = str(app.screen.query_one("#body").query_one("Static").content)  # type: ignore[attr-defined]
+        body = str(app.screen.query_one("#body").query_one(Static).content)
         assert "greet  [project]" in body and "/team:review  [project]" in body
         assert "(untrusted project: asks before use)" in body
 

@@ -16,12 +16,12 @@ from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from agent.config import Config
 from agent.model.endpoint import ModelError, TextPiece
-from agent.model.scripted import Hold, call
+from agent.model.scripted import Hold, Step, call
 from agent.tui.app import BeeApp
 from agent.tui.widgets import reply
 from agent.tui.widgets.prompt import PromptInput
 from tests.factory import ScriptedRuntime, answer, stats
-from tests.tui.harness import SIZE, make_app, send, until
+from tests.tui.harness import SIZE, clock, make_app, send, until
 
 pytestmark = pytest.mark.usefixtures("quarter_second_tools")
 APP_PY = "import sys\nx = 1\nprint(x)\n"
@@ -81,7 +81,7 @@ class TestStreaming:
             await send(pilot, "change x to 2")  # enter sends the prompt
             await until(pilot, lambda: reply_in(app))  # not only queued: in its widget
             await pilot.pause()
-            app.main.clock.now += 2.0  # type: ignore[attr-defined]
+            clock(app).now += 2.0
             app.main.refresh_lines()
 
         assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, stream))
@@ -186,7 +186,10 @@ class TestError:
     def test_error_from_the_server(self, snap_compare: Snap, workspace: Path) -> None:
         """A partial answer, then the server's error in bold red; the turn ends, the prompt is
         free again."""
-        failing = [TextPiece("Let me look"), ModelError("the server failed: 500 context exceeded")]
+        failing: list[Step] = [
+            TextPiece("Let me look"),
+            ModelError("the server failed: 500 context exceeded"),
+        ]
         app = make_app(ScriptedRuntime(workspace, [failing]))
 
         async def act(pilot: Pilot[None]) -> None:

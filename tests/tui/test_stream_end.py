@@ -17,7 +17,9 @@ from tests.tui.harness import running, turn
 LAST = "QQEND"
 
 
-async def shown_when_the_agent_goes_on(workspace: Path) -> list[bool]:
+async def shown_when_the_agent_goes_on(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[bool]:
     """For each stream's end: was its last word on screen when the agent's emit returned?"""
     runtime = ScriptedRuntime(workspace, [answer("The reply ", "ends with ", LAST)])
     async with running(runtime) as (app, pilot):
@@ -29,7 +31,7 @@ async def shown_when_the_agent_goes_on(workspace: Path) -> list[bool]:
             strips = screen._compositor.render_strips()
             frames.append(any(LAST in strip.text for strip in strips))
 
-        app._display = noted_frame  # type: ignore[method-assign]
+        monkeypatch.setattr(app, "_display", noted_frame)
         at_ends: list[bool] = []
         emit = app.main._emit
 
@@ -38,7 +40,7 @@ async def shown_when_the_agent_goes_on(workspace: Path) -> list[bool]:
             if isinstance(event, StepStats):
                 at_ends.append(any(frames))
 
-        app.main._emit = noted  # type: ignore[method-assign]
+        monkeypatch.setattr(app.main, "_emit", noted)
         await turn(app, pilot, "go")
         return at_ends
 
@@ -48,4 +50,4 @@ async def test_the_agent_goes_on_once_the_streams_last_text_is_drawn(
 ) -> None:
     # What is tested is the wait, not its bound: a loaded machine may take longer for a frame.
     monkeypatch.setattr(main_screen, "END_WAIT_S", 60.0)
-    assert await shown_when_the_agent_goes_on(workspace) == [True]
+    assert await shown_when_the_agent_goes_on(workspace, monkeypatch) == [True]

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -43,11 +43,11 @@ class Tmux:
     def screen(self) -> str:
         return self("capture-pane", "-p", "-t", "beecode")
 
-    def wait_for(self, what: str, check: object, timeout_s: float) -> str:
+    def wait_for(self, what: str, check: Callable[[str], object], timeout_s: float) -> str:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             screen = self.screen()
-            if check(screen):  # type: ignore[operator]
+            if check(screen):
                 return screen
             time.sleep(0.2)
         raise AssertionError(f"no {what} on screen after {timeout_s:.0f}s:\n{self.screen()}")
