@@ -21,12 +21,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from _common import header, main_guard, save, scratch, served
 from _fresh_tasks import INTENTS, Intent
+from _rule_marks import rules_spoken
 from small_tasks import Task, attempt
 
 TUNING = [i.name for i in INTENTS[0::2]]
@@ -129,7 +131,7 @@ def summary_lines(whole: dict[str, Any]) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--half", choices=("tuning", "reporting", "all"), required=True)
+    parser.add_argument("--half", choices=("tuning", "reporting", "all"), default="all")
     parser.add_argument("--reps", type=int, default=1)
     parser.add_argument("--only", help="comma-separated task names (e.g. config-port-2)")
     parser.add_argument("--max-steps", type=int, default=12)
@@ -137,7 +139,13 @@ def main() -> int:
     parser.add_argument("--tool-mode", default="auto", choices=("auto", "native", "constrained"))
     parser.add_argument("--temperature", type=float)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--rules", type=Path, help="print which rules spoke in a saved run")
     args = parser.parse_args()
+    if args.rules:
+        for rule, where in rules_spoken(json.loads(args.rules.read_text())["rows"]).items():
+            print(f"{rule:28} done {len(where['done']):2} {' '.join(where['done'])}")
+            print(f"{'':28} failed {len(where['failed']):2} {' '.join(where['failed'])}")
+        return 0
     only = set(args.only.split(",")) if args.only else None
     chosen = [
         (intent, *wt)

@@ -217,14 +217,22 @@ def judged(
         "calls": [
             f"{c['name']} {json.dumps(c.get('arguments'))[:400]}" for c in result["tool_calls"]
         ],
-        # what each call gave the model: beecode's notes and refusals among them, to count
-        "outputs": [str(c.get("output", ""))[-400:] for c in result["tool_calls"]],
+        # what each call's result told the model, beecode's notes and refusals among them
+        "outputs": told(home, str(result.get("session_id", ""))),
         "answer": result["result"][:200],
         "doubts": result.get("doubts", []),  # where beecode's facts contradict the answer
         "withheld": result.get("withheld", ""),  # the model's report, left out for its doubts
         "prompt_tokens": sum(t["prompt_n"] + t["cache_n"] for t in turns),
         "cached_tokens": sum(t["cache_n"] for t in turns),
     }
+
+
+def told(home: Path, session_id: str) -> list[str]:
+    """The tool results as the model read them (with beecode's notes), from the session file."""
+    path = home / "env" / "data" / "sessions" / f"{session_id}.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+    messages = [r["message"] for r in records if r.get("type") == "message"]
+    return [str(m.get("content", ""))[-600:] for m in messages if m.get("role") == "tool"]
 
 
 def run_keeping_states(

@@ -17,9 +17,6 @@ changing and the repeat guard hold for every model: ``agent.loop``).
   must be sent twice, and the refusal gives the mv command (a small model writes lib/app.py and
   leaves app.py); so must a write of a new file named like a folder (docs, for "docs/index.md"),
   the refusal giving the path in it of the file the task makes.
-- Answer a question: in a task that ends with a question mark, a change must be sent twice (asked
-  for the third line of notes.txt, a small model edited it); a request put as a question goes
-  through the second time.
 - Know when to stop: a 0.5B model seldom picks the answer step; it repeats
   its last successful call. That repeat (same call, same result) ends the turn with its report.
 """
@@ -199,12 +196,6 @@ class SmallLedger:
             f"{name} has no suffix. For a folder {name} with a file in it, {where} (the folder "
             f"is made). To write a file named so, send the same write again"
         )
-
-    def question_change(self, call: Call) -> str | None:
-        """Why a change in a task that asks a question must be sent twice, or None."""
-        if not self.intent.question or self.kind(call) != "edit" or not self.asked_once(call):
-            return None
-        return "the task asks a question; answer it. To change the file anyway, send it again"
 
     def copy_write(self, call: Call) -> str | None:
         """Why this write of another file's exact text under the same name must be sent twice,

@@ -182,7 +182,6 @@ class ConstrainedSteps(StepPolicy):
             or ledger.test_change(call)
             or ledger.copy_write(call)
             or ledger.folder_write(call)
-            or ledger.question_change(call)
         )
         if why:
             self._asked_ids.add(call.id)
