@@ -10,6 +10,8 @@ MARKS = {
     "read before edit (loop)": "exists and you have not read it",
     "repeat guard (loop)": "This exact call already",
     "work guard": "already holds what this turn wrote",
+    "copied words: task": "this repeats the task's words",
+    "copied words: beecode's": "this is beecode's note to you",
     "task end: undo refused": "holds what the task asks now",
     "task end: text left": "does not hold '",
     "task end: value left": "still holds '",

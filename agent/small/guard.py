@@ -7,10 +7,17 @@ and a VERSION file written right became "created VERSION (1 line)" one step late
 check (so the work need not be checked to be kept: no such copy fixes a file). Copied means the
 new content (stripped) is inside a tool result of the turn and not inside the prompt, or it is
 the prompt itself, or most of it (the task's words, not a value the task asked for).
+
+Nor is a file or a command made of the turn's words rather than its work, whatever the file
+held: content, or an echoed text, that holds a run of five words of beecode's notes and refusals
+this turn, or the task's first six words (or the whole of a shorter task), is refused every
+time. Told a command would replace all of server.ini, the 0.5B model echoed the refusal itself
+into the file; told "server.ini: port 8081 please", it echoed the task into it.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from agent.model.reply import Call
@@ -20,6 +27,33 @@ REFUSAL = (
     "not written: {name} already holds what this turn wrote, and this content is "
     "copied from {source}. If the task is done, answer; otherwise change the file with edit"
 )
+
+
+COPIED_WORDS, TASK_WORDS = 5, 6  # runs of words this long are no coincidence
+_ECHO = re.compile(r"^\s*(?:echo|printf)\s+(.*)", re.S)
+
+
+def copied_words(call: Call, said: list[str], task: str) -> str | None:
+    """Why this write, edit or echo, made of beecode's words or the task's, is refused; or None."""
+    args = call.arguments or {}
+    value = args.get("content", args.get("new")) if call.name in ("write", "edit") else None
+    echoed = _ECHO.match(str(args.get("command", ""))) if call.name == "bash" else None
+    # an echo's text ends where its redirect begins (a rough cut: a quoted > ends it too)
+    text = _flat(value if isinstance(value, str) else echoed[1].split(">")[0] if echoed else "")
+    words = text.split()
+    asked = _flat(task).split()
+    opening = " ".join(asked[:TASK_WORDS])
+    if asked and (opening in text if len(asked) >= TASK_WORDS else text == " ".join(asked)):
+        return "this repeats the task's words: take the task's first step instead"
+    heard = [_flat(line) for line in said if line.strip()]
+    runs = (" ".join(words[at : at + COPIED_WORDS]) for at in range(len(words) - COPIED_WORDS + 1))
+    if any(run in h and run not in " ".join(asked) for run in runs for h in heard):
+        return "this is beecode's note to you, not text for a file or a command: do the task"
+    return None
+
+
+def _flat(text: str) -> str:
+    return " ".join(re.findall(r"[\w.-]+", text.lower()))
 
 
 class WorkGuard:

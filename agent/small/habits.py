@@ -11,12 +11,11 @@ changing and the repeat guard hold for every model: ``agent.loop``).
   give up one step short of the fix). A text file written or edited is checked by its result.
 - Lose nothing: a write that would replace a file's content with text keeping
   none of its lines must be sent twice (asked to add a function, a small model writes just it).
-- Fix the code, not its test: a change of an existing test file must be sent
-  twice (told to make a failing test pass, a small model changes the test's expectation).
-- Move with mv, make folders by path: a write copying a file of the same name from elsewhere
-  must be sent twice, and the refusal gives the mv command (a small model writes lib/app.py and
-  leaves app.py); so must a write of a new file named like a folder (docs, for "docs/index.md"),
-  the refusal giving the path in it of the file the task makes.
+- Copy the file, not its view: a file's lines given with the numbers of the read that showed
+  them are refused, with the step to send without them.
+- Make folders by path: a write of a new file named like a folder (docs, for "docs/index.md") is
+  refused for the path in it of the file the task names, and asked about once where it names
+  none.
 - Know when to stop: a 0.5B model seldom picks the answer step; it repeats
   its last successful call. That repeat (same call, same result) ends the turn with its report.
 """
@@ -30,10 +29,9 @@ from pathlib import Path
 from agent.loop.reads import SHOWN_FILE_BYTES, Reads
 from agent.loop.repeats import DONE_NOTE, MAX_REPEATS, REPEAT_NOTE, Repeats, failed
 from agent.model.reply import Call
-from agent.small.intent import Intent, is_test
+from agent.small.intent import Intent
 from agent.small.schema import step_text
-from tools.files import small_text
-from tools.paths import move_command
+from tools.files import small_text, workspace_text
 from tools.tool import ToolResult
 
 # Told to fix a syntax error, the 0.5B model ran the file twice, read it twice, and stopped.
@@ -43,11 +41,8 @@ WRITTEN_NOTE = "\n[Already written. Now check it: run it with bash or read it. O
 # ran `python3 config.ini`, saw it fail, and undid the change.
 PROGRAMS = (".py", ".sh")
 FILE_TOOLS = frozenset({"write", "edit"})
-# The file a command failed on, from the messages of coreutils, Python and bash: "cp: cannot
-# stat 'a.txt'", "python3: can't open file '/w/hi.py'", "bash: ./hello.sh: No such file".
-MISSING = re.compile(
-    r"(?:cannot (?:stat|access|open)|can't open file) '([^']+)'|([^\s:']+): No such file", re.M
-)
+# A line as beecode's numbered view shows it, copied: "1\tline one", "2 line two", "3: x"
+_NUMBERED = re.compile(r"^\s*(\d+)(?:\t|[:.)]?[ \t])(.*)$")
 
 
 class TurnWatch(Repeats):
@@ -124,7 +119,6 @@ class SmallLedger:
         self.reads, self.registry, self.workspace = reads, reads.registry, reads.workspace
         # Calls refused once: the same call again goes through, since then it is meant.
         self.asked: set[str] = set()
-        self.created: set[Path] = set()  # files this session created: their tests are its own
         self.intent = Intent("")  # the turn's task, as rules may read it
         self.pin: tuple[str, dict[str, str]] | None = None  # the step a refusal gave: tool, args
 
@@ -166,71 +160,50 @@ class SmallLedger:
         self.asked.add(said)
         return new
 
-    def test_change(self, call: Call) -> str | None:
-        """Why this change of an existing test file must be sent twice, or None."""
-        if self.kind(call) != "edit":
-            return None
-        for path in self._paths(call):
-            tests = is_test(path.name) and path.is_file() and path not in self.created
-            if tests and self.asked_once(call):
-                return (
-                    f"{path.name} is a test: to make it pass, change the code it tests, not the "
-                    "test. To change the test itself, send the same call again"
-                )
-        return None
-
     def folder_write(self, call: Call) -> str | None:
         """Why this write of a new file named like a folder (lowercase, no suffix: docs, not
-        VERSION) must be sent twice, or None: told to make a folder docs with index.md in it, a
-        small model writes the file docs. The refusal names the path of the file the task makes
-        in it, where it names one (a small model copies a path it is given)."""
+        VERSION) is refused, or None: told to make a folder docs with index.md in it, a small
+        model writes the file docs. Where the task names a new file, the file in the folder is
+        meant: the refusal names its path and the next step is held to it (told "send the same
+        write again" to write a file so named, the 0.5B model did); else it is asked once."""
         name = str((call.arguments or {}).get("path", "")).rstrip("/").rsplit("/", 1)[-1]
         if call.name != "write" or "." in name or not name.islower() or not name.isalpha():
             return None
-        if any(p.exists() for p in self._paths(call)) or not self.asked_once(call):
-            return None
-        made = self.intent.new
+        made = [f for f in self.intent.new if "." in f.rsplit("/", 1)[-1]]
         inside = next((f if f.startswith(f"{name}/") else f"{name}/{f}" for f in made), "")
-        where = f"write {inside}" if inside else f"write a path in it: {name}/ and the file's name"
+        if any(p.exists() for p in self._paths(call)) or not (inside or self.asked_once(call)):
+            return None
+        if inside:
+            self.pin = ("write", {"path": inside})
+            return f"{name} has no suffix: write {inside}, the file the task names (in its folder)"
         return (
-            f"{name} has no suffix. For a folder {name} with a file in it, {where} (the folder "
-            f"is made). To write a file named so, send the same write again"
+            f"{name} has no suffix. For a folder {name} with a file in it, write a path in it: "
+            f"{name}/ and the file's name (the folder is made). To write a file named so, send the "
+            "same write again"
         )
 
-    def copy_write(self, call: Call) -> str | None:
-        """Why this write of another file's exact text under the same name must be sent twice,
-        or None; the refusal gives the command that moves the file."""
-        content = (call.arguments or {}).get("content")
-        if call.name != "write" or not isinstance(content, str) or not content.strip():
+    def numbered_copy(self, call: Call) -> str | None:
+        """Why a write or edit that gives a file's lines with the numbers of beecode's numbered
+        view (``1\tline one``) is refused, with the step to send without them; or None. Told to
+        put a line on top of readme.txt, the 0.5B model wrote "1 line one\n2 line two" over it,
+        copying the file as it was shown with the task."""
+        args = call.arguments or {}
+        key = "content" if call.name == "write" else "new"
+        text, path = args.get(key), args.get("path")
+        if call.name not in ("write", "edit") or not isinstance(text, str):
             return None
-        for path in self._paths(call):
-            if path.exists():
-                continue
-            for other in {self.workspace / path.name, path.parent.parent / path.name} - {path}:
-                if not other.is_relative_to(self.workspace):
-                    continue
-                if (small_text(other, SHOWN_FILE_BYTES) or "").strip() != content.strip():
-                    continue
-                if self.asked_once(call):
-                    src, dst = (str(p.relative_to(self.workspace)) for p in (other, path))
-                    return (
-                        f"this write copies {src}, which stays. To move it, run in bash: "
-                        f"{move_command(src, dst, self.workspace)}. To copy it, send the same "
-                        "write again"
-                    )
-        return None
-
-    def missing(self, output: str) -> str | None:
-        """The file a failed command's output says is missing, when the workspace lacks it: told
-        to "create a.txt, then copy it", a small model runs the copy first, then reads and lists
-        the missing file until the turn runs out."""
-        root = self.workspace.resolve()
-        for found in MISSING.finditer(output):
-            path = (root / (found.group(1) or found.group(2))).resolve()
-            if path.is_relative_to(root) and path != root and not path.exists():
-                return str(path.relative_to(root))
-        return None
-
-    def observe(self, call: Call, result: ToolResult) -> None:
-        if not result.is_error and result.meta.get("created"):
-            self.created.update(self._paths(call))
+        lines = (workspace_text(self.workspace, str(path)) or "").splitlines()
+        out, numbered = [], 0
+        for line in text.splitlines():
+            found = _NUMBERED.match(line)
+            at = int(found[1]) if found else 0
+            if found and 1 <= at <= len(lines) and found[2].strip() == lines[at - 1].strip() != "":
+                out.append(lines[at - 1])
+                numbered += 1
+            else:
+                out.append(line)
+        if not numbered:
+            return None
+        fixed = "\n".join(out) + ("\n" if text.endswith("\n") else "")
+        step = step_text(call.name, {**args, key: fixed})
+        return f"the numbers before the lines are the read's, not the file's. Send: {step}"

@@ -2,8 +2,8 @@
 
 What the rules of ``agent.small`` may know of the user's task is only what reads the same in
 every language: the file names it holds (and which of them the workspace has), the texts it
-quotes, and whether it names a test. No verb, no ordinal, no phrase: a rule keyed to wording
-would fire on one phrasing and miss a paraphrase or a German task.
+quotes, and whether it ends with a question mark. No verb, no ordinal, no phrase: a rule keyed
+to wording would fire on one phrasing and miss a paraphrase or a German task.
 """
 
 from __future__ import annotations
@@ -23,11 +23,6 @@ _QUOTED = re.compile(
 _AFTER_COLON = re.compile(r":\s+([^:\n]+?)\s*$")
 
 
-def is_test(name: str) -> bool:
-    base = Path(name).name
-    return base.endswith(".py") and (base.startswith("test_") or base.endswith("_test.py"))
-
-
 @dataclass(frozen=True)
 class Intent:
     task: str
@@ -36,7 +31,6 @@ class Intent:
     texts: tuple[str, ...] = ()  # quoted texts
     said: str = ""  # the text after a last colon that ends the task ("containing: Hello")
     question: bool = False  # the task ends with a question mark
-    test: str | None = None  # a test file the task names that the workspace has
 
     @property
     def new(self) -> tuple[str, ...]:
@@ -52,9 +46,8 @@ def read_intent(task: str, workspace: Path) -> Intent:
     texts = [t for t in texts if t.strip() and t not in files]
     colon = _AFTER_COLON.search(task.strip())
     said = colon.group(1).strip() if colon and not texts else ""
-    test = next((f for f in existing if is_test(f)), None)
     question = task.strip().endswith("?")
-    return Intent(task, files, existing, tuple(texts), said, question, test)
+    return Intent(task, files, existing, tuple(texts), said, question)
 
 
 def _inside(root: Path, name: str) -> bool:

@@ -6,13 +6,9 @@ settings.toml, the 0.5B model ran `echo 'debug = true' > settings.toml`, and `na
 gone. A command whose ``>`` (not ``>>``) replaces a file of the workspace that holds text is
 refused once; the same command again goes through, since replacing it all may be meant. Where
 the new line sets a key the file already has, among others, the command is refused every time
-with the edit to send, which the next step is held to (where the line is the file's already, the
+with the edit to send, which the next step is held to (or where the line is the file's already,
 that the file has that line): the model sent its `echo 'debug = true' > settings.toml` twice,
-then `echo 'debug = false' > settings.toml`. A command that appends with ``>>`` and worked is
-refused if sent again in the turn: told to append fourth and then count the lines, the model ran
-the same `echo fourth >> notes.txt` twice. One that appends a line setting a key the file sets
-already is refused every time with the edit: told to turn debug on, the model ran
-`echo 'debug = true' >> settings.toml`.
+then `echo 'debug = false' > settings.toml`.
 """
 
 from __future__ import annotations
@@ -28,14 +24,7 @@ from tools.files import workspace_text
 # `> file` and `1> file`, not `>>`, `2>`, `&>` or `>&2`
 _TARGET = re.compile(r"(?<![>&\d])1?>(?![>&])\s*([^\s;&|<>]+)")
 _ECHO = re.compile(r"^\s*(?:echo|printf)\s+(.+?)\s*(?<![\d&>])1?>(?!>)", re.S)
-_ECHO_APPEND = re.compile(r"^\s*(?:echo|printf)\s+(.+?)\s*(?<![\d&])1?>>", re.S)
-APPENDS = re.compile(r"(?<![>&\d])1?>>\s*([^\s;&|<>]+)")
 _KEY = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]")
-
-
-def redirect_refusal(call: Call, ledger: SmallLedger) -> str | None:
-    """Why this command's ``>`` or ``>>`` is refused or asked about; or None."""
-    return clobbering_redirect(call, ledger) or keyed_append(call, ledger)
 
 
 def clobbering_redirect(call: Call, ledger: SmallLedger) -> str | None:
@@ -66,22 +55,6 @@ def clobbering_redirect(call: Call, ledger: SmallLedger) -> str | None:
     return None
 
 
-def keyed_append(call: Call, ledger: SmallLedger) -> str | None:
-    """Why this command, which appends with ``>>`` a line setting a key its file sets already,
-    is refused (the next step held to the edit of that key's line); or None."""
-    command = appends(call)
-    if command is None:
-        return None
-    target = APPENDS.findall(command)[0]
-    text = workspace_text(ledger.workspace, target) or ""
-    args, there = _edit_args(_ECHO_APPEND.match(command), target, text, ledger)
-    if args is None and not there:
-        return None
-    ledger.pin = ("edit", args) if args else ledger.pin
-    what = f"Send: {step_text('edit', args)}" if args else f"{target} has that line already"
-    return f"{target} sets that key already; this would set it twice. {what}"
-
-
 def _edit_args(
     echoed: re.Match[str] | None, target: str, text: str, ledger: SmallLedger
 ) -> tuple[dict[str, str] | None, bool]:
@@ -101,21 +74,3 @@ def _edit_args(
     if old[0].strip() == new.strip():
         return None, True
     return {"path": target, "old": old[0], "new": new}, False
-
-
-def repeated_append(call: Call, appended: set[str]) -> str | None:
-    """Why this command, which appends with ``>>`` as one that worked this turn did, is
-    refused; or None. ``appended``: those commands, as ``appends`` gives them."""
-    command = appends(call)
-    if command is None or command not in appended:
-        return None
-    target = APPENDS.findall(command)[0]
-    return f"this ran already; again, it would add its text to {target} twice. Take the next step"
-
-
-def appends(call: Call) -> str | None:
-    """The command, its spaces flattened, where it appends with ``>>``; else None."""
-    command = (call.arguments or {}).get("command")
-    if call.name != "bash" or not isinstance(command, str) or not APPENDS.search(command):
-        return None
-    return " ".join(command.split())

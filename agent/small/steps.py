@@ -12,9 +12,10 @@ answer. The answer is shown once checked against the turn's facts (``agent.small
 After a step that may have finished the task (its calls worked, one a change or a command that
 exited 0) and needs no check first, the next request is the choice "done" or "continue": done
 leads to the report, continue to a step that must call a tool. Where beecode can name the step
-to send (the line a syntax error names, the file a failed command lacked), the next step is
-held to it by the grammar. What a rule may know of the task is its intent
-(``agent.small.intent``), read once per turn, in no language's words.
+to send (the line a syntax error names, the edit the task's value needs, the file the task
+makes in a folder), the next step is held to it by the grammar. What a rule may know of the
+task is its intent (``agent.small.intent``), read once per turn, in no language's words. Only
+rules that spoke on the tuning half of ``benchmarks/fresh_set.py`` are kept.
 """
 
 from __future__ import annotations
@@ -29,11 +30,11 @@ from agent.loop.record import FactsRecorder
 from agent.loop.repeats import DONE_NOTE, failed
 from agent.model.reply import Call, Reply, make_call
 from agent.small.checks import report_doubts
-from agent.small.guard import WorkGuard
-from agent.small.habits import FILE_TOOLS, SmallLedger, TurnWatch
+from agent.small.guard import WorkGuard, copied_words
+from agent.small.habits import SmallLedger, TurnWatch
 from agent.small.intent import Intent, read_intent
 from agent.small.near_repeats import NearRepeats
-from agent.small.redirects import appends, redirect_refusal, repeated_append
+from agent.small.redirects import clobbering_redirect
 from agent.small.report import Report
 from agent.small.schema import (
     ANSWER,
@@ -43,14 +44,11 @@ from agent.small.schema import (
     STEP_LEFT_OUT,
     parse_step,
     step_format,
-    step_text,
     step_tools,
     with_args,
 )
-from agent.small.syntax_line import breaking_edit, syntax_line, syntax_note
-from agent.small.task_change import NOT_DONE_NOTE, asks_change, workspace_state
+from agent.small.syntax_line import syntax_line, syntax_note
 from agent.small.task_end import TaskEnd
-from agent.small.task_test import TaskTest
 from tools.tool import ToolResult
 
 # What a step may call: either, a tool, the answer; or no call: the done-or-continue choice,
@@ -75,11 +73,6 @@ class ConstrainedSteps(StepPolicy):
         self._said: list[str] = []  # beecode's notes and questions to the model this turn
         self._pin: tuple[str, dict[str, str]] | None = None  # the next step's tool, held args
         self._asked_ids: set[str] = set()  # calls refused as a question to the model
-        self._appended: set[str] = set()  # commands that appended with >> and worked
-        self._rerun: tuple[str, str] | None = None  # a missing file, the command that needed it
-        self._before: tuple[object, ...] = ()  # the workspace as the turn found it
-        self._wrote = False  # a write or edit of this turn worked
-        self._unchanged_aside = False  # an answer was set aside: the task's change not made
 
     def bind(self, around: Surroundings) -> None:
         self.registry, self.permissions = around.registry, around.permissions
@@ -94,10 +87,8 @@ class ConstrainedSteps(StepPolicy):
         self.intent: Intent = read_intent(task, workspace)
         self.watch, self.ledger.intent = TurnWatch(), self.intent
         self._guard, self._report = WorkGuard(workspace, task), Report()
-        self._test, self._end = TaskTest(self.intent, workspace), TaskEnd(self.intent, workspace)
-        self._offer, self._said, self._rerun, self._appended = "all", [], None, set()
-        self._before = workspace_state(self.intent, workspace)
-        self._wrote, self._unchanged_aside = False, False
+        self._end = TaskEnd(self.intent, workspace)
+        self._offer, self._said = "all", []
 
     def step(self, tools: list[dict[str, Any]]) -> Step:
         offer, self._offer = self._offer, "all"
@@ -139,22 +130,6 @@ class ConstrainedSteps(StepPolicy):
         self.watch.banned = frozenset(self.registry.names()) - {tool}
         self._offer, self._pin = "tools", (tool, held)
 
-    def _changed(self) -> bool:
-        """Whether the turn changed anything, where its task asks for a change."""
-        if self._wrote or not asks_change(self.intent, self.ledger.workspace):
-            return True
-        return workspace_state(self.intent, self.ledger.workspace) != self._before
-
-    def _run_again(self) -> str:
-        """The command that failed for lack of a file, to run now the file exists: told to
-        create a.txt, then copy it, the 0.5B model ran the copy first, wrote a.txt, and chose
-        done."""
-        assert self._rerun is not None
-        (missing, command), self._rerun = self._rerun, None
-        self.watch.banned, self._offer = FILE_TOOLS, "tools"
-        step = step_text("bash", {"command": command})
-        return f"\n[{missing} exists now: run again the command that needed it: {step}]"
-
     def read(self, reply: Reply) -> None:
         if reply.calls:  # the server sent native calls after all
             return
@@ -168,24 +143,14 @@ class ConstrainedSteps(StepPolicy):
 
     def refusal(self, call: Call) -> str | None:
         ledger = self.ledger
-        if kept := self._guard.refusal(call):
-            return kept  # the turn's work, kept (agent.small.guard)
-        clobbering = self._end.undoes(call) or ledger.clobbering_write(call)
-        tested = None if clobbering else self._test.refusal(call)
-        if tested:
-            self._next(*tested[1])  # the run of the task's test
-        why = clobbering or (
-            (tested and tested[0])
-            or breaking_edit(call, ledger.workspace)
-            or redirect_refusal(call, ledger)
-            or repeated_append(call, self._appended)
-            or ledger.test_change(call)
-            or ledger.copy_write(call)
-            or ledger.folder_write(call)
-        )
+        if kept := self._guard.refusal(call) or copied_words(call, self._said, self.intent.task):
+            return kept  # the turn's work, kept; no file made of words (agent.small.guard)
+        # These quote the file, in the step to send: its words are not beecode's to refuse.
+        quoted = ledger.numbered_copy(call) or ledger.clobbering_write(call)
+        why = quoted or clobbering_redirect(call, ledger) or ledger.folder_write(call)
         if why:
             self._asked_ids.add(call.id)
-        if why and not clobbering:  # the clobbering question quotes the file, to be copied
+        if why and not quoted:
             self._said.append(why)
         if ledger.pin:  # the step beecode gave: told which file, the 0.5B model wrote another
             self._next(*ledger.pin)
@@ -194,7 +159,6 @@ class ConstrainedSteps(StepPolicy):
 
     def note(self, call: Call, kind: str | None, result: ToolResult) -> str:
         self._guard.observe(call, result)
-        self.ledger.observe(call, result)
         note = super().note(call, kind, result)
         if call.id in self._asked_ids and call.name in self.watch.failing:
             # A question asked twice is no failure waiting for a fix: the tool sits out a step.
@@ -205,33 +169,15 @@ class ConstrainedSteps(StepPolicy):
         bad = failed(result)
         done_kind = kind == "edit" or result.meta.get("exit_code") == 0
         left, held = self._end.left() if done_kind and not bad else ("", None)
-        if left:  # the text the task gives a file it makes is not there yet (task_end)
+        if left:  # the end the task's intent names is not met yet (task_end)
             note += left
             self._offer, done_kind = "tools", False
             self.watch.settled = False  # a repeat of the step that changed nothing: not done
             if held:
                 self._next(*held)
-        if bad and call.name == "bash" and (missing := self.ledger.missing(result.output)):
-            note += self._end.missing_note(missing)
-            self._rerun = (missing, str((call.arguments or {}).get("command", "")))
-            if missing in self.intent.files:  # a file the task names: the next step writes it
-                self._next("write", {"path": missing})
-        elif not bad and self._rerun and (self.ledger.workspace / self._rerun[0]).exists():
-            note += self._run_again()
-            done_kind = False
-        self._wrote |= kind == "edit" and not bad
-        if not bad and (appended := appends(call)):
-            self._appended.add(appended)
-        if test := self._test.note(call, kind, bad):
-            note, done_kind = note + test[0], False
-            self._next("bash", test[1])
-        if done_kind and not bad and not self._changed():
-            note += NOT_DONE_NOTE  # a run that exited 0 is not the change the task asks for
-            self._offer, done_kind = "tools", False
-            self.watch.banned |= {call.name}  # told once, the 0.5B model ran the same again
-        if (bad or kind == "edit") and (
-            broken := syntax_line(result.output, self.ledger.workspace)
-        ):
+        workspace = self.ledger.workspace
+        broken = syntax_line(result.output, workspace) if bad or kind == "edit" else None
+        if broken:
             path, old, error = broken
             note += syntax_note(path, old, error)
             self._next("edit", {"path": path, "old": old})
@@ -261,10 +207,6 @@ class ConstrainedSteps(StepPolicy):
             # no request says so: a small model copies such words.
             self.watch.set_answer_aside()
             self._offer = "tools"
-            return None
-        if not self._unchanged_aside and not self._changed():
-            # Once: told to fix calc.py, the 0.5B model ran it and answered, the fix untried.
-            self._unchanged_aside, self._offer = True, "tools"
             return None
         return reply.text
 

@@ -7,11 +7,8 @@ beecode tells the model what is left, with the step to send, and holds the next 
 - the one file the task makes, and the one text it quotes for it, not there as a line;
 - a value of a file the task names, the one value the task gives that the file lacks, not yet
   in place of the file's old one (the other value the task gives that the file holds, or the
-  value the file gives a key the task names): "config.ini: port 9090, bitte";
-- a file the task names that parsed when the turn began and does not now.
-Each is said once a turn: the model may have a reason, and the facts show the end. Once the
-made file holds its text, a write or edit that would take it out is refused (the 0.5B model
-wrote the read's line numbers over the file it had got right).
+  value the file gives a key the task names): "config.ini: port 9090, bitte".
+Each is said once a turn: the model may have a reason, and the facts show the end.
 """
 
 from __future__ import annotations
@@ -19,13 +16,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agent.model.reply import Call
 from agent.small.intent import Intent
 from agent.small.schema import Held, step_text
-from agent.small.task_change import _NUMBER
 from tools.files import workspace_text
-from tools.formats import parse_error
 
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 _KEY = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]\s*['\"]?(.*?)['\"]?\s*$")
 
 
@@ -34,53 +29,17 @@ class TaskEnd:
         self.intent, self.workspace = intent, workspace
         self._told: set[str] = set()
         start = {n: workspace_text(workspace, n) for n in intent.existing}
-        self._parsed = [n for n, t in start.items() if t is not None and not parse_error(n, t)]
         made, texts = intent.new, intent.texts or tuple(filter(None, [intent.said]))
         self._made = (made[0], texts[0]) if len(made) == 1 and len(texts) == 1 else None
         self._value = _value_change(intent, start)
 
     def left(self) -> tuple[str, Held | None]:
         """The note on what the task's end still lacks ("" for nothing), and the step to hold."""
-        for found in (self._broken(), self._value_left(), self._text_left()):
+        for found in (self._value_left(), self._text_left()):
             if found and found[0] not in self._told:
                 self._told.add(found[0])
                 return found
         return "", None
-
-    def missing_note(self, missing: str) -> str:
-        """The note after a command failed on a file the workspace lacks."""
-        if self._made and self._made[0] == missing:
-            write = step_text("write", {"path": missing, "content": self._made[1] + "\n"})
-            return f"\n[{missing} does not exist yet; the task asks for: {write}.]"
-        return f"\n[{missing} does not exist yet; write creates it.]"
-
-    def undoes(self, call: Call) -> str | None:
-        """Why this write or edit, which would take the text the task asks for out of the file
-        it makes once it holds it, is refused; or None."""
-        args = call.arguments or {}
-        if self._made is None or args.get("path") != self._made[0]:
-            return None
-        name, text = self._made
-        now = workspace_text(self.workspace, name)
-        if now is None or text.strip() not in _lines(now):
-            return None
-        content, old, new = args.get("content"), args.get("old"), args.get("new")
-        if call.name == "write" and isinstance(content, str):
-            after = content
-        elif call.name == "edit" and isinstance(old, str) and isinstance(new, str) and old:
-            after = now.replace(old, new, -1 if args.get("replace_all") else 1)
-        else:
-            return None
-        if text.strip() in _lines(after):
-            return None
-        return f"{name} holds what the task asks now; this {call.name} would undo it. Answer"
-
-    def _broken(self) -> tuple[str, Held | None] | None:
-        for name in self._parsed:
-            text = workspace_text(self.workspace, name)
-            if text is not None and (error := parse_error(name, text)):
-                return f"\n[{name} no longer parses: {error}. Mend it.]", None
-        return None
 
     def _text_left(self) -> tuple[str, Held] | None:
         if self._made is None:

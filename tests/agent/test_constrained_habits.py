@@ -214,21 +214,3 @@ async def test_a_look_repeated_while_a_failure_waits_for_its_fix_asks_for_the_fi
     step = offered(model.requests[4])
     assert "read" not in step and "bash" not in step and "edit" in step
     assert (ws / "broken.py").read_text() == "print(1)\n"
-
-
-async def test_a_command_failing_on_a_missing_file_is_told_write_creates_it(ws: Path) -> None:
-    copy = '{"name": "bash", "arguments": {"command": "cp a.txt b.txt"}}'
-    write = '{"name": "write", "arguments": {"path": "a.txt", "content": "1\\n"}}'
-    said = '{"name": "answer", "arguments": {"text": "a.txt and b.txt hold 1."}}'
-    replies = [copy, write, copy, DONE, said]  # no choice after the write: the copy is due
-    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
-    finished = await agent.run_turn("create a.txt containing '1', then copy it to b", Face())
-    assert offered(model.requests[1]) == {"write"}  # a file the task asks for: write it now
-    assert finished.final_text == "a.txt and b.txt hold 1."
-
-    first = results(agent)[0]
-    call = '{"name": "write", "arguments": {"path": "a.txt", "content": "1\\n"}}'
-    assert first.endswith(f"[exit code 1]\n[a.txt does not exist yet; the task asks for: {call}.]")
-    assert (ws / "b.txt").read_text() == "1\n"
-    # Said only of a file the workspace does not hold, and only for a failed command.
-    assert not results(agent)[2].endswith("]\n[a.txt does not exist yet; write creates it.]")

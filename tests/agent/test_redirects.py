@@ -10,7 +10,7 @@ from agent.loop.reads import Reads
 from agent.model.reply import Call
 from agent.model.scripted import text
 from agent.small.habits import SmallLedger
-from agent.small.redirects import clobbering_redirect, redirect_refusal, repeated_append
+from agent.small.redirects import clobbering_redirect
 from tests.agent.loop_kit import Face, arguments_schema, make_agent, offered, results, step
 from tools.registry import default_registry
 
@@ -76,60 +76,3 @@ def test_appends_new_files_and_stderr_are_not_asked(ws: Path) -> None:
     ]:
         assert clobbering_redirect(Call("c", "bash", {"command": command}), ledger) is None, command
     assert clobbering_redirect(Call("c", "bash", {"command": "echo x > notes.txt"}), ledger)
-
-
-async def test_an_append_that_worked_is_refused_when_sent_again(ws: Path) -> None:
-    """Told to append fourth and count the lines, the 0.5B model appended fourth twice."""
-    (ws / "notes.txt").write_text("first\nsecond\nthird\n")
-    replies = [
-        step("bash", command="echo fourth >> notes.txt"),
-        '"continue"',
-        step("bash", command="echo fourth  >> notes.txt"),
-        step("bash", command="wc -l notes.txt"),
-        '"done"',
-        step("answer", text="notes.txt has 4 lines."),
-    ]
-    agent, _ = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
-    await agent.run_turn(
-        "append fourth to notes.txt and then tell me how many lines it has", Face()
-    )
-
-    assert results(agent)[1].startswith(
-        "Error: this ran already; again, it would add its text to notes.txt twice. "
-    )
-    assert (ws / "notes.txt").read_text() == "first\nsecond\nthird\nfourth\n"
-
-
-def test_an_append_is_refused_only_once_it_worked() -> None:
-    call = Call("1", "bash", {"command": "echo x >> a.txt"})
-    assert repeated_append(call, {"echo x >> a.txt"}) is not None
-    assert repeated_append(call, set()) is None
-
-
-async def test_an_append_of_a_key_the_file_sets_is_refused_with_the_edit(ws: Path) -> None:
-    """config-3: told to turn debug on, the 0.5B model appended `debug = true` below
-    `debug = false`, setting the key twice."""
-    (ws / "settings.toml").write_text(SETTINGS)
-    right = step("edit", path="settings.toml", old="debug = false", new="debug = true")
-    replies = [
-        step("bash", command="echo 'debug = true' >> settings.toml"),
-        right,
-        DONE,
-        step("answer", text="debug is on."),
-    ]
-    agent, model = make_agent(ws, [text(r) for r in replies], tool_mode="constrained")
-    await agent.run_turn("in settings.toml turn debug on (it is false now)", Face())
-
-    assert results(agent)[0] == (
-        "Error: settings.toml sets that key already; this would set it twice. Send: "
-        f"{right}. Fix the call and try again."
-    )
-    assert offered(model.requests[1]) == {"edit"}  # held to the edit
-    assert (ws / "settings.toml").read_text() == "name = 'app'\ndebug = true\n"
-
-
-def test_appends_of_new_keys_and_lines_are_not_refused(ws: Path) -> None:
-    (ws / "settings.toml").write_text(SETTINGS)
-    ledger = SmallLedger(Reads(default_registry(), ws))
-    for command in ["echo 'verbose = true' >> settings.toml", "echo fourth >> settings.toml"]:
-        assert redirect_refusal(Call("c", "bash", {"command": command}), ledger) is None, command

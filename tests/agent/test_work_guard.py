@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.model.reply import Call
-from agent.small.guard import WorkGuard
+from agent.small.guard import WorkGuard, copied_words
 from tools.tool import ToolResult
 
 PROMPT = "create notes.txt containing buy milk"
@@ -49,3 +49,21 @@ def test_a_file_changed_since_is_not_the_turns_work(ws: Path) -> None:
     written(ws, guard)
     (ws / "notes.txt").write_text("changed by a command\n")
     assert guard.refusal(write("created notes.txt (1 line)")) is None
+
+
+def test_a_file_or_an_echo_made_of_the_turns_words_is_refused() -> None:
+    """Told a command would replace all of server.ini, the 0.5B model echoed the refusal into it;
+    told "server.ini: port 8081 please", it echoed the task."""
+    said = ["this command replaces all 4 lines of server.ini. To add a line, use >>."]
+    refusal = "Error: this command replaces all 4 lines of server.ini. To add a line"
+    task = "server.ini: port 8081 please"
+    echo = Call("c", "bash", {"command": f"echo '{refusal}' > server.ini"})
+    assert "beecode's note" in str(copied_words(echo, said, task))
+    assert "beecode's note" in str(copied_words(write(refusal), said, task))
+    echoed = Call("c", "bash", {"command": f"echo '{task}' > server.ini"})
+    assert "the task's words" in str(copied_words(echoed, said, task))
+    long_task = "please create notes.txt containing buy milk and eggs"
+    assert "the task's words" in str(copied_words(write(long_task), [], long_task))
+    # The text the task gives, and other work: not refused.
+    assert copied_words(write("buy milk and eggs"), said, long_task) is None
+    assert copied_words(Call("c", "bash", {"command": "echo port = 8081"}), said, task) is None
