@@ -45,12 +45,14 @@ def cited_doubts(
         line = int(number)
         if line < 1 or f"{path}:{number}" in said or f"{path}#L{number}" in said:
             continue
-        files = _matching(root, path)
+        files = files_ending(root, path)
         before = earlier(path)
+        if files is None:
+            continue  # too many files to look through: no doubt
         if files or before is not None:
             counts = [_line_count(f) for f in files]
             if None in counts:
-                continue  # not text, or too many files to look through
+                continue  # not text
             most = max([c for c in counts if c is not None] + [_text_lines(before)])
             if line > most:
                 found.append(f"the answer cites {path}:{line}; it has {most} lines")
@@ -67,8 +69,9 @@ def _mentioned(path: str, facts: TurnFacts, said: str) -> bool:
     return name in said or any(path.endswith(f) or f.endswith(path) for f in facts.deleted)
 
 
-def _matching(root: Path, path: str) -> list[Path]:
-    """The workspace's files at ``path``, else those whose path ends with it."""
+def files_ending(root: Path, path: str) -> list[Path] | None:
+    """The workspace's files at ``path``, else those whose path ends with it (a file's name:
+    that file anywhere); None where the workspace has too many files to look through."""
     exact = (root / path).resolve()
     if exact.is_file() and exact.is_relative_to(root):
         return [exact]
@@ -81,7 +84,7 @@ def _matching(root: Path, path: str) -> list[Path]:
                 found.append(Path(full))
         seen += len(files)
         if seen > MAX_FILES:
-            return [root]  # too large to look through: a folder has no line count, no doubt
+            return None
     return found
 
 
@@ -93,9 +96,7 @@ def _line_count(path: Path) -> int | None:
         data = path.read_bytes()
     except OSError:
         return None
-    if b"\0" in data[:8192]:
-        return None
-    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    return None if b"\0" in data[:8192] else _text_lines(data.decode(errors="replace"))
 
 
 def _text_lines(text: str | None) -> int:

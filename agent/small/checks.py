@@ -11,15 +11,14 @@ step among them, and the turn then stops as failed, whatever the report says).
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 from agent.facts import TurnFacts
+from agent.loop.citations import files_ending
 from agent.small.intent import FILE_NAME
 
 COPIED_WORDS = 6  # a run this long of beecode's words is no coincidence
-MAX_FILES = 5000  # a workspace larger than this is not looked through for a name
 
 
 def report_doubts(
@@ -38,18 +37,12 @@ def report_doubts(
 
 
 def _in_workspace(workspace: Path, name: str) -> bool:
-    """``name`` under the workspace, or its last part anywhere in its first files."""
+    """``name`` under the workspace, or its last part anywhere in it (a workspace too large to
+    look through: no doubt)."""
     if (workspace / name).exists():
         return True
-    base, seen = name.rsplit("/", 1)[-1], 0
-    for _top, dirs, files in os.walk(workspace):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        if base in files:
-            return True
-        seen += len(files)
-        if seen > MAX_FILES:
-            return True  # too large to look through: no doubt
-    return False
+    found = files_ending(workspace.resolve(), name.rsplit("/", 1)[-1])
+    return found is None or bool(found)
 
 
 def _copied(answer: str, heard: str) -> str:

@@ -19,12 +19,12 @@ import shlex
 from agent.model.reply import Call
 from agent.small.habits import SmallLedger
 from agent.small.schema import step_text
+from agent.small.task_end import KEY_LINE
 from tools.files import workspace_text
 
 # `> file` and `1> file`, not `>>`, `2>`, `&>` or `>&2`
 _TARGET = re.compile(r"(?<![>&\d])1?>(?![>&])\s*([^\s;&|<>]+)")
 _ECHO = re.compile(r"^\s*(?:echo|printf)\s+(.+?)\s*(?<![\d&>])1?>(?!>)", re.S)
-_KEY = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]")
 
 
 def clobbering_redirect(call: Call, ledger: SmallLedger) -> str | None:
@@ -65,10 +65,10 @@ def _edit_args(
     except ValueError:
         return None, False
     new = " ".join(w for w in words if w not in ("-e", "-n"))
-    key = _KEY.match(new)
+    key = KEY_LINE.match(new)
     if key is None:
         return None, False
-    old = [line for line in text.splitlines() if (k := _KEY.match(line)) and k[1] == key[1]]
+    old = [line for line in text.splitlines() if (k := KEY_LINE.match(line)) and k[1] == key[1]]
     if len(old) != 1:
         return None, False
     if old[0].strip() == new.strip():

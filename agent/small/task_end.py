@@ -21,7 +21,8 @@ from agent.small.schema import Held, step_text
 from tools.files import workspace_text
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
-_KEY = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]\s*['\"]?(.*?)['\"]?\s*$")
+# a setting's line, `key = value` or `key: value`: its key and value
+KEY_LINE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]\s*['\"]?(.*?)['\"]?\s*$")
 
 
 class TaskEnd:
@@ -83,7 +84,7 @@ def _value_change(intent: Intent, start: dict[str, str | None]) -> tuple[str, st
         return None
     if not old:  # the value the file gives a key the task names: "port 9090"
         words = set(re.findall(r"[A-Za-z_][\w.-]*", intent.task))
-        keys = [m for line in text.splitlines() if (m := _KEY.match(line)) and m[1] in words]
+        keys = [m for line in text.splitlines() if (m := KEY_LINE.match(line)) and m[1] in words]
         old = [keys[0][2]] if len(keys) == 1 and keys[0][2] else []
     return (name, old[0], new[0]) if len(old) == 1 and old[0] != new[0] else None
 
