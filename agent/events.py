@@ -15,6 +15,23 @@ from agent.facts import TurnFacts
 
 
 @dataclass(frozen=True)
+class DraftingNote:
+    """The speculation brake's word on a request (server.brake): whether drafting was off for
+    it, and drafting's decode rate over the rate without it, measured on this server."""
+
+    paused: bool
+    ratio: float | None  # None: not measured yet in this context band
+    held: bool = True  # False: the server drafts even when asked not to
+
+    def describe(self) -> str:
+        if not self.held:
+            return "drafting cannot be paused on this server"
+        if self.ratio is None:
+            return "drafting: not measured yet"
+        return f"drafting {'paused' if self.paused else 'on'}: {self.ratio:.2f}x"
+
+
+@dataclass(frozen=True)
 class RequestStats:
     """One model request's figures. ``source`` says whether the server measured them."""
 
@@ -32,6 +49,7 @@ class RequestStats:
     drafted_steps: int | None = None
     # The decode steps the reply took at least (agent.model.stats.least_steps); None: not known.
     least_steps: int | None = None
+    drafting: DraftingNote | None = None  # None: no brake on this server
 
     @property
     def acceptance(self) -> float | None:

@@ -12,14 +12,15 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import httpx2  # the openai SDK's HTTP transport: its errors reach us mid-stream unwrapped
 import openai
 
-from agent.events import RequestStats
+from agent.events import DraftingNote, RequestStats
 from agent.model.stats import UNUSABLE_STATS, StreamClock, turn_stats, with_drafted_steps
+from server.brake import Brake, Measure, Way, probe_pair
 from server.client import get_metrics, openai_base_url
 from server.errors import ServerError
 
@@ -131,9 +132,11 @@ class OpenAIChatModel:
         top_k: int | None = None,
         max_tokens: int = 4096,
         stall_s: float = 3600.0,
+        brake: Brake | None = None,
     ) -> None:
         """``stall_s``: the longest wait for the next byte (a prefill sends none) before the
-        request fails as stalled."""
+        request fails as stalled. ``brake``: a llama-server that drafts gets one, so requests go
+        with drafting off where it loses (server.brake)."""
         self.base_url = openai_base_url(base_url)
         # Local servers ignore the key, but the SDK insists on one.
         self._client = openai.AsyncOpenAI(
@@ -149,6 +152,7 @@ class OpenAIChatModel:
         self._extra: dict[str, Any] = {"top_k": top_k} if top_k is not None else {}
         self._max_tokens = max_tokens
         self._api_key = api_key
+        self._brake = brake
         # The server's /metrics counters after the last request; None once the server has
         # shown it keeps none (not llama-server, or started without --metrics).
         self._counters: dict[str, float] | None = {}  # {}: to be read before the next request
@@ -203,6 +207,9 @@ class OpenAIChatModel:
         timings: dict[str, Any] | None = None
         usage: dict[str, Any] | None = None
         request = self._request(messages, tools, reply_format)
+        brake = self._brake
+        if brake is not None:
+            await self._brake_request(brake, request)
         if self._counters == {}:  # counters to measure this request against
             self._counters = await self._read_counters() or self._counters
         try:
@@ -239,7 +246,27 @@ class OpenAIChatModel:
             if after is not None:
                 stats = with_drafted_steps(stats, before, after)
                 self._counters = after
+        if brake is not None and stats.source == "server":
+            stats = self._braked(brake, stats, paused="speculative.n_max" in request["extra_body"])
         yield StreamEnd(finish, stats)
+
+    async def _brake_request(self, brake: Brake, request: dict[str, Any]) -> None:
+        """A probe pair first where the brake wants one; drafting off where it loses."""
+        body = {k: v for k, v in request.items() if k != "extra_body"}
+        body.update(request.get("extra_body", {}))
+        if brake.needs_probe():
+            api_key = self._api_key
+            await asyncio.to_thread(probe_pair, brake, self.base_url, body, api_key)
+        request["extra_body"] = {**request.get("extra_body", {}), **brake.fields()}
+
+    @staticmethod
+    def _braked(brake: Brake, stats: RequestStats, *, paused: bool) -> RequestStats:
+        seconds = stats.predicted_n / stats.decode_tok_s if stats.decode_tok_s else 0.0
+        way: Way = "off" if paused else "on"
+        measure = Measure(way, stats.predicted_n, seconds, stats.draft_n, stats.draft_accepted)
+        brake.record(measure, stats.prompt_n + stats.cache_n + stats.predicted_n)
+        state = brake.state()
+        return replace(stats, drafting=DraftingNote(paused, state.ratio, state.held))
 
 
 async def _sse_objects(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:

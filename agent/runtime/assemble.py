@@ -27,6 +27,7 @@ from agent.permissions.allowed import AllowedRules
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
 from agent.small import session_policy
+from server.brake import Brake
 from server.client import get_props, get_slots, served_model
 from server.errors import ServerError
 from server.launch.addresses import server_root
@@ -181,6 +182,7 @@ def serve_model(url: str, config: Config) -> ServedModel:
         # not a llama-server: plain OpenAI API, native calls
         name, n_ctx, small = model_facts(root, config.api_key)[0], None, ""
         vision = False  # nothing says it reads images: they are described in a line
+    drafts = speculates(root, config.api_key)
     model = OpenAIChatModel(
         url,
         api_key=config.api_key,
@@ -190,9 +192,10 @@ def serve_model(url: str, config: Config) -> ServedModel:
         top_k=config.top_k,
         max_tokens=config.max_tokens,
         stall_s=config.stall_timeout_s,
+        # a llama-server that drafts: requests go with drafting off where it loses
+        brake=Brake() if drafts and n_ctx is not None else None,
     )
     counter = TokenCounter(root if n_ctx is not None else None, api_key=config.api_key)
-    drafts = speculates(root, config.api_key)
     return ServedModel(model, name, n_ctx, small, counter, vision, drafts)
 
 

@@ -44,6 +44,7 @@ from server.bench.stats import (
     speedup_by_mode,
     summarize,
 )
+from server.brake import Brake
 from server.cli.progress import RichHooks
 from server.client import get_props, get_slots
 from server.engine.gpu import gpus
@@ -93,6 +94,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run every mode's server at once and alternate requests between them, so "
         "other load on the machine hits every mode alike (needs memory for all)",
+    )
+    p.add_argument(
+        "--no-brake",
+        action="store_true",
+        help="draft on every request, as launched, even where drafting loses (default: the "
+        "agent's speculation brake decides, probe pairs counted in the figures)",
     )
     p.add_argument("--quick", action="store_true", help="one short prompt, 64 tokens, 1 rep")
     p.add_argument("--out", type=Path, help="result folder (default: <data>/bench/<timestamp>)")
@@ -154,6 +161,7 @@ def run(args: argparse.Namespace, console: Console, progress: Console | None = N
         raise BenchError("--endpoint benches the server as configured: no --modes or --profile")
     out = args.out or data_dir() / "bench" / time.strftime("%Y%m%d-%H%M%S")
     bench = BenchRun(out, _prompts(args), reps, not args.no_lossless, args.interleave)
+    bench.brake = not args.no_brake
     if args.endpoint:
         profile_name, model = None, get_props(args.endpoint, args.api_key).model_path
         out.mkdir(parents=True, exist_ok=True)
@@ -192,7 +200,11 @@ def _run_modes(
         try:
             for mode, variant in group:
                 running.append((mode, _start(bench, served, mode, variant, console)))
-            run_requests(bench, [Target(m.label, server.url) for m, server in running], console)
+            targets = [
+                Target(m.label, server.url, brake=Brake() if m.types and bench.brake else None)
+                for m, server in running
+            ]
+            run_requests(bench, targets, console)
         finally:
             for _mode, server in running:
                 server.stop()
@@ -269,6 +281,7 @@ def _finish(bench: BenchRun, profile: str | None, model: str, console: Console) 
         ],
         "reps": bench.reps,
         "interleaved": bench.interleaved,
+        "brake": bench.brake,
         "servers": bench.servers,
         "rows": as_json(rows),
         "speedup_by_mode": speedup_by_mode(rows),

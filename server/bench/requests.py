@@ -16,6 +16,7 @@ from rich.console import Console
 
 from server.bench.prompts import BenchPrompt
 from server.bench.stats import Sample
+from server.brake import Brake, measure_of, probe_pair
 from server.client import Timings, complete, tokenize
 from server.errors import ServerError
 
@@ -33,6 +34,7 @@ class BenchRun:
     reps: int
     lossless: bool
     interleaved: bool = False
+    brake: bool = True  # drafting modes go through the speculation brake (server.brake)
     sampling: dict[str, float] = field(default_factory=dict)
     samples: list[Sample] = field(default_factory=list)
     greedy_tokens: dict[tuple[str, str], list[int]] = field(default_factory=dict)
@@ -46,6 +48,7 @@ class Target:
     mode: str
     url: str
     api_key: str | None = None
+    brake: Brake | None = None  # a drafting mode's requests go through the brake as the agent's
 
 
 def slug(text: str) -> str:
@@ -104,6 +107,12 @@ def _complete(
         "cache_prompt": False,
         **bench.sampling,
     }
+    brake, probe_s = target.brake, 0.0
+    if brake is not None:
+        if brake.needs_probe():
+            probe_s = probe_pair(brake, target.url, body, target.api_key)
+        body.update(brake.fields())
+    paused = "speculative.n_max" in body
     try:
         data = complete(target.url, body, api_key=target.api_key, timeout_s=REQUEST_TIMEOUT_S)
     except ServerError as err:
@@ -120,18 +129,26 @@ def _complete(
             f"{mode}: reply for {prompt.name} lacks choices or timings (see {raw})"
         ) from None
     text = (message.get("reasoning_content") or "") + (message.get("content") or "")
+    if brake is not None:
+        context = timings.prompt_n + timings.cache_n + timings.predicted_n
+        brake.record(measure_of(timings, "off" if paused else "on"), context)
+    # A probe pair's time is the brake's cost: it counts against this request's rate.
+    gen_s = timings.predicted_ms / 1000 + probe_s
+    tok_s = timings.predicted_n / gen_s if probe_s and gen_s else timings.predicted_per_second
     sample = Sample(
         prompt.name,
         mode,
         rep,
         temperature,
         timings.predicted_n,
-        timings.predicted_per_second,
-        timings.predicted_ms / 1000,
+        tok_s,
+        gen_s,
         timings.prompt_n,
         timings.cache_n,
         timings.draft_n,
         timings.draft_n_accepted,
+        paused,
+        round(probe_s, 3),
     )
     bench.samples.append(sample)
     return sample, text
@@ -139,4 +156,7 @@ def _complete(
 
 def describe(s: Sample) -> str:
     drafted = f", drafted {s.draft_n}, accepted {s.draft_accepted}" if s.draft_n is not None else ""
-    return f"{s.completion_tokens} tokens, {s.tok_s:.1f} tok/s in {s.gen_s:.1f} s{drafted}"
+    brake = (", drafting paused" if s.paused else "") + (
+        f", probe pair {s.probe_s:.1f} s" if s.probe_s else ""
+    )
+    return f"{s.completion_tokens} tokens, {s.tok_s:.1f} tok/s in {s.gen_s:.1f} s{drafted}{brake}"

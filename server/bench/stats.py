@@ -30,6 +30,8 @@ class Sample:
     cache_n: int
     draft_n: int | None  # None: nothing was drafted (the server omits the field)
     draft_accepted: int | None
+    paused: bool = False  # the brake sent this request with drafting off (server.brake)
+    probe_s: float = 0.0  # the brake's probe pair before it, counted in gen_s and tok_s
 
 
 @dataclass(frozen=True)

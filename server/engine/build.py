@@ -31,6 +31,7 @@ from server.engine.cmake_build import (
     progress_lines,
 )
 from server.engine.gpu import gpus
+from server.engine.patches import apply_patches
 from server.engine.sources import (
     BEELLAMA_SOURCE,
     PYPI_SOURCE,
@@ -52,7 +53,7 @@ __all__ = [
 ]  # fmt: skip
 
 # Bump when cmake_args() changes what gets built, so older engines are not mistaken for new ones.
-RECIPE = 1
+RECIPE = 2  # 2: upstream trees patched (server.engine.patches)
 RECORD = "build.json"
 BINARY = "bin/llama-server"
 
@@ -166,6 +167,8 @@ def _build(
 
     log.note(f"beecode engine build {key}: {source.kind} {source.ref}, {options}")
     fetched = fetch(source, work, log, pip_args)
+    patches = apply_patches(fetched.tree) if source.kind in ("pypi", "upstream") else []
+    log.note(f"patches applied: {', '.join(patches) or 'none'}")
     step("fetch_s")
     env = build_env(options, work)
     args = cmake_args(options, fetched)
@@ -203,7 +206,8 @@ def _build(
         "recipe": RECIPE, "key": key, "source": asdict(source), "options": asdict(options),
         "commit": fetched.commit, "build_s": round(time.monotonic() - start, 1), "steps": steps,
         "cmake_args": args, "jobs": jobs, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "binary": BINARY, "log": "build.log", "version": version, "dialect": probed.summary(),
+        "patches": patches, "binary": BINARY, "log": "build.log", "version": version,
+        "dialect": probed.summary(),
     }  # fmt: skip
     log.note(f"built {fetched.commit} in {record['build_s']} s: {record['dialect']}")
     _write_record(stage, record)

@@ -1,0 +1,85 @@
+"""The speculation brake's decisions (server.brake), from measures as a server would report them."""
+
+from __future__ import annotations
+
+from server.brake import BANDS, OFF_FIELDS, PROBE_EVERY, Brake, Measure
+
+
+def on(tok_s: float, tokens: int = 64, drafted: int = 64, accepted: int = 40) -> Measure:
+    return Measure("on", tokens, tokens / tok_s, drafted, accepted)
+
+
+def off(tok_s: float, tokens: int = 64, drafted: int | None = None) -> Measure:
+    return Measure("off", tokens, tokens / tok_s, drafted, None)
+
+
+class TestProbePair:
+    def test_a_losing_drafter_is_paused_and_says_by_how_much(self) -> None:
+        brake = Brake()
+        assert brake.needs_probe() and brake.fields() == {}
+        brake.record_probe(off(100.0), on(55.0))
+        assert brake.fields() == OFF_FIELDS
+        assert not brake.needs_probe()
+        state = brake.state()
+        assert state.paused and state.ratio == 0.55
+        assert state.describe() == "drafting paused: 0.55x"
+
+    def test_a_paying_drafter_keeps_drafting(self) -> None:
+        brake = Brake()
+        brake.record_probe(off(100.0), on(310.0))
+        assert brake.fields() == {}
+        assert brake.state().describe() == "drafting on: 3.10x"
+
+    def test_drafts_never_accepted_pause_whatever_the_rates_say(self) -> None:
+        brake = Brake()
+        brake.record_probe(off(100.0), on(101.0, accepted=0))
+        assert brake.fields() == OFF_FIELDS
+
+    def test_a_fresh_pair_is_asked_for_after_probe_every_requests(self) -> None:
+        brake = Brake()
+        brake.record_probe(off(100.0), on(50.0))
+        for _ in range(PROBE_EVERY - 1):
+            brake.record(off(100.0), context_after=500)
+            assert not brake.needs_probe()
+        brake.record(off(100.0), context_after=500)
+        assert brake.needs_probe()
+        brake.record_probe(off(100.0), on(250.0))  # the drafter pays again: drafting resumes
+        assert brake.fields() == {}
+
+
+class TestRealRequests:
+    def test_drafting_that_stops_paying_is_paused_without_waiting_for_a_probe(self) -> None:
+        brake = Brake()
+        brake.record_probe(off(100.0), on(200.0))
+        for _ in range(3):  # the acceptance falls as the session goes on
+            brake.record(on(60.0), context_after=1000)
+        assert brake.fields() == OFF_FIELDS
+        ratio = brake.state().ratio
+        assert ratio is not None and ratio < 1
+
+    def test_a_request_too_short_to_time_changes_nothing(self) -> None:
+        brake = Brake()
+        brake.record_probe(off(100.0), on(200.0))
+        brake.record(on(1.0, tokens=3, drafted=3, accepted=0), context_after=1000)
+        assert brake.fields() == {}
+
+
+class TestBands:
+    def test_each_context_band_is_measured_on_its_own(self) -> None:
+        brake = Brake()
+        brake.record_probe(off(100.0), on(50.0))
+        assert brake.fields() == OFF_FIELDS
+        brake.record(off(100.0), context_after=BANDS[0] + 10)  # the session grew past a band
+        assert brake.needs_probe()  # the next request starts in a band not measured yet
+        assert brake.fields() == {}
+        assert brake.state().band == BANDS[1]
+        assert brake.fields(context=100) == OFF_FIELDS  # the first band keeps its verdict
+
+
+class TestServerThatCannotBeHeld:
+    def test_an_off_request_that_drafted_marks_the_server_and_the_brake_lets_go(self) -> None:
+        brake = Brake()
+        brake.record_probe(off(100.0, drafted=64), on(50.0))
+        assert not brake.held
+        assert brake.fields() == {} and not brake.needs_probe()
+        assert brake.state().describe().startswith("this server drafts even when asked not to")
