@@ -63,14 +63,6 @@ class BrakeState:
     band: int  # the band's upper context bound in tokens; 0 past the last one
     held: bool = True  # False: this server drafts even when asked not to
 
-    def describe(self) -> str:
-        if not self.held:
-            return "this server drafts even when asked not to: the brake cannot hold it"
-        if self.ratio is None:
-            return "drafting: not measured yet"
-        verb = "paused" if self.paused else "on"
-        return f"drafting {verb}: {self.ratio:.2f}x"
-
 
 def _rate(measures: list[Measure]) -> float | None:
     tokens = sum(m.tokens for m in measures)

@@ -15,8 +15,8 @@ from server.engine.build import Engine, engine_record
 from server.engine.dialect import probe
 from server.launch.addresses import free_port
 from server.launch.llama_argv import build_argv
-from server.process.managed import ManagedServer
 from server.profiles.catalog import get_profile
+from tests.conftest import serve
 
 CODE = [
     {"role": "user", "content": "Write a Python function that sorts a list of numbers."},
@@ -33,13 +33,7 @@ def dflash_url(
     argv = build_argv(
         engine.binary, profile, probe(engine.binary), smollm2_path, dflash_drafter_path, port=port
     )
-    log = tmp_path_factory.mktemp("brake") / "server.log"
-    server = ManagedServer(argv, log_path=log, host="127.0.0.1", port=port)
-    server.start(timeout_s=120)
-    try:
-        yield server.url
-    finally:
-        server.stop()
+    yield from serve(argv, tmp_path_factory.mktemp("brake") / "server.log", port)
 
 
 def timings(url: str, **fields: Any) -> Timings:
