@@ -41,6 +41,7 @@ from server.bench.stats import (
     agreement,
     as_json,
     best_mode,
+    brake_by_mode,
     speedup_by_mode,
     summarize,
 )
@@ -265,9 +266,10 @@ def _finish(bench: BenchRun, profile: str | None, model: str, console: Console) 
     agreements = _agreements(bench)
     info = machine()
     title = f"{model} ({profile or 'endpoint'})\n{machine_line(info)}"
-    print_report(console, rows, agreements, title)
+    brake = brake_by_mode(bench.samples)
+    print_report(console, rows, agreements, title, brake)
     with (bench.out / "report.txt").open("w") as report:
-        print_report(Console(file=report, width=REPORT_WIDTH), rows, agreements, title)
+        print_report(Console(file=report, width=REPORT_WIDTH), rows, agreements, title, brake)
     chart = write_chart(rows, bench.out / "chart.png", title)
     summary = {
         "schema": 1,
@@ -282,6 +284,7 @@ def _finish(bench: BenchRun, profile: str | None, model: str, console: Console) 
         "reps": bench.reps,
         "interleaved": bench.interleaved,
         "brake": bench.brake,
+        "brake_by_mode": brake,
         "servers": bench.servers,
         "rows": as_json(rows),
         "speedup_by_mode": speedup_by_mode(rows),

@@ -154,8 +154,20 @@ def speed_notes(means: Mapping[str, float]) -> list[str]:
     return notes
 
 
+def brake_lines(brake: Mapping[str, Mapping[str, float]]) -> list[str]:
+    return [
+        f"{mode}: the brake sent {row['paused']:.0f} of {row['requests']:.0f} requests with "
+        f"drafting off; its probe pairs took {row['probe_s']:.1f} s, counted in the figures"
+        for mode, row in brake.items()
+    ]
+
+
 def print_report(
-    console: Console, rows: Sequence[Row], agreements: Sequence[Agreement], title: str
+    console: Console,
+    rows: Sequence[Row],
+    agreements: Sequence[Agreement],
+    title: str,
+    brake: Mapping[str, Mapping[str, float]] | None = None,
 ) -> None:
     console.print(results_table(rows, title))
     means, bests = speedup_by_mode(rows), speedup_by_mode(rows, best=True)
@@ -173,6 +185,8 @@ def print_report(
             console.print(f"{mode} acceptance by context: {shown}")
     for line in speed_notes(means):
         console.print(line, style="yellow")
+    for line in brake_lines(brake or {}):
+        console.print(line)
     console.print(terminal_bars(rows))
     if agreements:
         console.print(agreement_table(agreements))

@@ -168,6 +168,18 @@ def speedup_by_mode(rows: Sequence[Row], best: bool = False) -> dict[str, float]
     }
 
 
+def brake_by_mode(samples: Sequence[Sample]) -> dict[str, dict[str, float]]:
+    """Per mode the brake held: timed requests, those sent with drafting off, probe seconds."""
+    found: dict[str, dict[str, float]] = {}
+    for s in samples:
+        if s.rep >= 0:
+            row = found.setdefault(s.mode, {"requests": 0, "paused": 0, "probe_s": 0.0})
+            row["requests"] += 1
+            row["paused"] += s.paused
+            row["probe_s"] = round(row["probe_s"] + s.probe_s, 3)
+    return {mode: row for mode, row in found.items() if row["paused"] or row["probe_s"]}
+
+
 def best_mode(rows: Sequence[Row]) -> str | None:
     """The speculative mode with the highest mean speed-up, or None when none ran."""
     means = speedup_by_mode(rows)

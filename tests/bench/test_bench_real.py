@@ -48,12 +48,12 @@ def test_quick_bench_writes_table_chart_summary_and_reads_drafts(
     engine: Any, qwen_path: Path, own_dirs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = own_dirs / "bench"
-    status = beecode(
-        ["bench", "--quick", "--profile", "tiny", "--modes", "none,ngram-simple", "--out", str(out)]
-    )
+    modes = ["--modes", "none,ngram-simple", "--no-brake"]  # drafts on every request, as launched
+    status = beecode(["bench", "--quick", "--profile", "tiny", *modes, "--out", str(out)])
     assert status == 0, capsys.readouterr().err
     summary = json.loads((out / "summary.json").read_text())
     assert summary["profile"] == "tiny" and summary["reps"] == 1 and not summary["interleaved"]
+    assert summary["brake"] is False and summary["brake_by_mode"] == {}
     assert {"date", "machine", "servers", "rows", "agreement", "samples"} <= set(summary)
     rows = {row["mode"]: row for row in summary["rows"]}
     assert set(rows) == {"none", "ngram-simple"}
@@ -69,6 +69,29 @@ def test_quick_bench_writes_table_chart_summary_and_reads_drafts(
     assert "speed-up" in report and "ngram-simple" in report
     assert (out / "raw" / "ngram-simple" / "quick-rename-r1.json").is_file()
     assert (out / "logs" / "none.log").is_file()
+
+
+def test_a_drafter_that_never_pays_goes_through_the_brake(
+    engine: Any, smollm2_path: Path, own_dirs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = own_dirs / "bench"
+    modes = ["--modes", "none,dflash", "--reps", "2", "--max-tokens", "48", "--no-lossless"]
+    status = beecode(["bench", "--quick", "--profile", "smol-dflash", *modes, "--out", str(out)])
+    assert status == 0, capsys.readouterr().err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["brake"] is True
+    dflash = [s for s in summary["samples"] if s["mode"] == "dflash"]
+    assert [s["paused"] for s in dflash] == [True, True]  # the first probe pair paused it
+    assert dflash[0]["probe_s"] > 0 and dflash[1]["probe_s"] == 0
+    assert all(s["draft_n"] is None for s in dflash)
+    # the probe pair's time is counted against the request it came before
+    assert dflash[0]["tok_s"] == pytest.approx(dflash[0]["completion_tokens"] / dflash[0]["gen_s"])
+    brake = summary["brake_by_mode"]["dflash"]
+    assert brake["requests"] == 2 and brake["paused"] == 2 and brake["probe_s"] > 0
+    assert (
+        "dflash: the brake sent 2 of 2 requests with drafting off"
+        in (out / "report.txt").read_text()
+    )
 
 
 def test_quick_bench_of_an_endpoint_runs_it_as_configured(

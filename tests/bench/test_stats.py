@@ -10,6 +10,7 @@ from server.bench.stats import (
     agreement_counts,
     as_json,
     best_mode,
+    brake_by_mode,
     speedup_by_mode,
     summarize,
 )
@@ -96,3 +97,13 @@ def test_rows_serialize_to_plain_json() -> None:
     data = as_json([row])
     assert data[0]["tok_s"] == {"median": 10.0, "low": 10.0, "high": 10.0}
     assert data[0]["draft_n"] is None
+
+
+def test_the_brake_s_work_is_counted_per_mode_and_absent_where_it_did_none() -> None:
+    braked = [
+        Sample("p", "dflash", 0, 0.0, 100, 50.0, 2.0, 20, 0, None, None, True, 0.5),
+        Sample("p", "dflash", 1, 0.0, 100, 100.0, 1.0, 20, 0, None, None, True),
+        Sample("p", "dflash", -1, 0.0, 100, 100.0, 1.0, 20, 0, None, None, True),  # the T=0 check
+        sample("p", "none", 0, 100.0),
+    ]
+    assert brake_by_mode(braked) == {"dflash": {"requests": 2, "paused": 2, "probe_s": 0.5}}
