@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -92,12 +92,15 @@ def resolve_options(options: BuildOptions) -> BuildOptions:
             "no NVIDIA GPU visible to choose CUDA architectures; give them, e.g. "
             "`beecode server build --cuda --cuda-archs 89`"
         )
-    return BuildOptions("cuda", ";".join(archs), options.native)
+    return replace(options, cuda_archs=";".join(archs))
 
 
 def engine_key(source: EngineSource, options: BuildOptions) -> str:
     """A readable, stable folder name: kind, ref, backend, then a hash of all that matters."""
-    ident: dict[str, Any] = {"recipe": RECIPE, "kind": source.kind, "options": asdict(options)}
+    named = asdict(options)
+    if not options.fa_all_quants:  # added later: keys of engines built before it stay as they were
+        del named["fa_all_quants"]
+    ident: dict[str, Any] = {"recipe": RECIPE, "kind": source.kind, "options": named}
     ident["id"] = source_identity(source)
     digest = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:10]
     ref = Path(source.ref).name if source.kind == "local" else source.ref

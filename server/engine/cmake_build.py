@@ -24,6 +24,22 @@ class BuildOptions:
     backend: Literal["cpu", "cuda"] = "cpu"
     cuda_archs: str | None = None  # CMAKE_CUDA_ARCHITECTURES, e.g. "89"; None: from nvidia-smi
     native: bool = False  # GGML_NATIVE; off on CPU, where the native AMX kernels crash
+    fa_all_quants: bool = False  # GGML_CUDA_FA_ALL_QUANTS (see needs_all_quants)
+
+
+# KV cache types whose same-type pair a CUDA build has flash-attention kernels for without
+# GGML_CUDA_FA_ALL_QUANTS (ggml-cuda/CMakeLists.txt: fattn-vec f16, bf16, q8_0, q4_0; Bee adds its
+# turbo types, paired with anything). All pairs cost a build many times as long (~20 min on a
+# 4090 desktop against 8 on 16 cores), so only a profile that names another pair gets them.
+FA_PAIRED_TYPES = frozenset({"f16", "bf16", "q8_0", "q4_0"})
+
+
+def needs_all_quants(cache_type_k: str | None, cache_type_v: str | None) -> bool:
+    """Whether a CUDA build needs GGML_CUDA_FA_ALL_QUANTS for this K/V pair (None: f16)."""
+    k, v = cache_type_k or "f16", cache_type_v or "f16"
+    if k.startswith("turbo") or v.startswith("turbo"):
+        return False
+    return not (k == v and k in FA_PAIRED_TYPES)
 
 
 @dataclass(frozen=True)
@@ -47,7 +63,8 @@ def cmake_args(options: BuildOptions, fetched: FetchedSource) -> list[str]:
     if fetched.build_number is not None:
         args.append(f"-DLLAMA_BUILD_NUMBER={fetched.build_number}")
     if options.backend == "cuda":
-        args += ["-DGGML_CUDA=ON", "-DGGML_CUDA_FA=ON", "-DGGML_CUDA_FA_ALL_QUANTS=ON"]
+        all_quants = "ON" if options.fa_all_quants else "OFF"
+        args += ["-DGGML_CUDA=ON", "-DGGML_CUDA_FA=ON", f"-DGGML_CUDA_FA_ALL_QUANTS={all_quants}"]
         if options.cuda_archs:
             args.append(f"-DCMAKE_CUDA_ARCHITECTURES={options.cuda_archs}")
     if shutil.which("ninja"):

@@ -2,7 +2,7 @@
 
 Device memory = target weights + KV cache + draft (weights, KV, DFlash ring, compute) + compute
 buffers + a margin. When a GPU's free memory is known and the profile does not fit, the context is
-stepped down first, then the KV cache types (f16 -> q8_0 -> q5_0/q4_1), and the choice explained.
+stepped down first, then the KV cache types (f16 -> q8_0 -> q4_0), and the choice explained.
 CPU profiles (free memory unknown) are not fitted; their plan still says how much RAM they need,
 as a CUDA profile's plan without a card says how much GPU memory.
 """
@@ -39,8 +39,10 @@ CACHE_TYPE_BYTES: dict[str, float] = {
     "turbo2_tcq": 36 / 128,
 }
 DEFAULT_CACHE_TYPE = "f16"
-# The step-down ladder: the seed's DFlash run used f16, its baseline q5_0/q4_1.
-CACHE_LADDER: tuple[tuple[str, str], ...] = (("f16", "f16"), ("q8_0", "q8_0"), ("q5_0", "q4_1"))
+# The step-down ladder: the seed's DFlash run used f16. Same-type pairs only: a CUDA build has
+# flash-attention kernels for mixed pairs (the seed's baseline q5_0/q4_1) only with
+# GGML_CUDA_FA_ALL_QUANTS, which beecode turns on only for a profile that names such a pair.
+CACHE_LADDER: tuple[tuple[str, str], ...] = (("f16", "f16"), ("q8_0", "q8_0"), ("q4_0", "q4_0"))
 MARGIN_MIB = 1024.0  # upstream's -fitt default
 CUDA_CONTEXT_MIB = 384.0  # CUDA context and cuBLAS workspaces, 0.3-0.5 GiB in practice
 MIN_CTX = 2048

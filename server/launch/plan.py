@@ -21,6 +21,7 @@ from server.engine.build import (
     default_source,
     ensure_engine,
 )
+from server.engine.cmake_build import needs_all_quants
 from server.engine.dialect import Dialect, probe
 from server.engine.gpu import gpus
 from server.errors import LaunchError
@@ -62,8 +63,12 @@ def engine_for(profile: Profile) -> tuple[EngineSource, BuildOptions]:
     cuda = profile.backend == "cuda"
     chosen = chosen_engine(profile.backend)
     if profile.engine is not None:
-        return profile.engine, chosen[1] if chosen else default_options(cuda)
-    return chosen or (default_source(cuda), default_options(cuda))
+        source, options = profile.engine, chosen[1] if chosen else default_options(cuda)
+    else:
+        source, options = chosen or (default_source(cuda), default_options(cuda))
+    if cuda and needs_all_quants(profile.cache_type_k, profile.cache_type_v):
+        options = replace(options, fa_all_quants=True)
+    return source, options
 
 
 def prepare_launch(

@@ -7,6 +7,7 @@ import os
 import subprocess
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,9 +27,14 @@ from server.engine.build import (
     engines_dir,
     ensure_engine,
 )
+from server.engine.cmake_build import needs_all_quants
 from server.engine.gpu import gpus
 from server.engine.sources import EngineSource, FetchedSource
 from server.errors import BuildError
+from server.launch.fit import CACHE_LADDER
+from server.launch.plan import engine_for
+from server.profiles.builtin import builtin_profiles
+from server.profiles.catalog import get_profile
 
 GIB = 1024**3
 
@@ -272,9 +278,33 @@ def test_cuda_options_follow_the_seed() -> None:
         "-DGGML_CUDA=ON",
         "-DGGML_NATIVE=ON",
         "-DGGML_CUDA_FA=ON",
-        "-DGGML_CUDA_FA_ALL_QUANTS=ON",
+        "-DGGML_CUDA_FA_ALL_QUANTS=OFF",  # the long part of a CUDA build, off unless needed
         "-DCMAKE_CUDA_ARCHITECTURES=89",
     ):
         assert flag in args
+    all_quants = BuildOptions("cuda", "89", True, fa_all_quants=True)
+    assert "-DGGML_CUDA_FA_ALL_QUANTS=ON" in cmake_args(all_quants, fetched)
     cpu_args = cmake_args(default_options(cuda=False), fetched)
     assert "-DGGML_NATIVE=OFF" in cpu_args and "-DGGML_CUDA=ON" not in cpu_args
+
+
+def test_only_a_profile_naming_a_mixed_kv_pair_gets_all_flash_attention_kernels() -> None:
+    assert not needs_all_quants(None, None)
+    assert not needs_all_quants("q8_0", "q8_0") and not needs_all_quants("q4_0", "q4_0")
+    assert not needs_all_quants("turbo3", "q8_0")  # Bee compiles every pair with a turbo type
+    assert needs_all_quants("q5_0", "q4_1") and needs_all_quants("q8_0", "f16")
+    for k, v in CACHE_LADDER:  # the fit plan's step-down never needs them
+        assert not needs_all_quants(k, v)
+    gemma = get_profile("gemma4-31b-dflash")
+    assert not any(p.backend == "cuda" and needs_all_quants(p.cache_type_k, p.cache_type_v)
+                   for p in builtin_profiles().values())  # fmt: skip
+    mixed = replace(gemma, cache_type_k="q5_0", cache_type_v="q4_1")
+    assert engine_for(mixed)[1].fa_all_quants and not engine_for(gemma)[1].fa_all_quants
+
+
+def test_engines_built_before_the_option_keep_their_key() -> None:
+    cuda = BuildOptions("cuda", "89", True)
+    assert engine_key(PYPI_SOURCE, BuildOptions()) == "pypi-11434.0.0-cpu-c80d9fcc53"
+    assert engine_key(BEELLAMA_SOURCE, cuda) != engine_key(
+        BEELLAMA_SOURCE, replace(cuda, fa_all_quants=True)
+    )

@@ -177,10 +177,10 @@ def test_then_cache_types_step_down_from_the_full_context() -> None:
 
 
 def test_types_the_engine_lacks_are_skipped() -> None:
-    no_q8 = _dialect("draft-dflash", ("f16", "q5_0", "q4_1"))
+    no_q8 = _dialect("draft-dflash", ("f16", "q4_0"))
     half = plan_memory(replace(GEMMA, ctx=16384), GEMMA4_31B, GEMMA4_DRAFT, 1e9, no_q8)
     plan = plan_memory(GEMMA, GEMMA4_31B, GEMMA4_DRAFT, half.total_mib - 1, no_q8)
-    assert (plan.cache_type_k, plan.cache_type_v) == ("q5_0", "q4_1")
+    assert (plan.cache_type_k, plan.cache_type_v) == ("q4_0", "q4_0")
 
 
 def test_without_flash_attention_only_k_is_quantized() -> None:
@@ -194,7 +194,7 @@ def test_a_card_too_small_says_so_and_what_to_do() -> None:
     plan = plan_memory(GEMMA, GEMMA4_31B, GEMMA4_DRAFT, 12_000, UPSTREAM)
     assert not plan.fits
     first = plan.explanation.splitlines()[0]
-    assert first.startswith(f"does not fit: even {MIN_CTX} context with q5_0/q4_1 KV needs")
+    assert first.startswith(f"does not fit: even {MIN_CTX} context with q4_0/q4_0 KV needs")
     assert "11.72 GiB is free" in first and "'tiny'" in first
 
 
