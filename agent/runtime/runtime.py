@@ -42,7 +42,7 @@ def _hooks(progress: Progress) -> Hooks:
     from server.cli.progress import Hooks
 
     return Hooks(
-        build=lambda p: progress("build", build_line(p.done, p.total)),
+        build=lambda p: progress("build", build_line(p.done, p.total, p.eta_s)),
         download=lambda what, done, total: progress(what, download_line(what, done, total)),
         step=lambda line: progress("step", line),
     )

@@ -89,11 +89,9 @@ class RichHooks:
         with self._lock:
             task = self._task("build", "building llama-server")
             if p.total:
-                self._progress.update(
-                    task, completed=p.done, total=p.total, detail=f"[{p.done}/{p.total}]"
-                )
+                self._progress.update(task, completed=p.done, total=p.total, detail=p.describe())
             else:  # a step without a count just finished: "fetch_s", "configure_s"
-                self._progress.update(task, detail=f"{p.line.removesuffix('_s')} done")
+                self._progress.update(task, detail=p.describe())
 
     def on_download(self, what: str, done: int, total: int) -> None:
         with self._lock:

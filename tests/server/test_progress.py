@@ -8,6 +8,7 @@ from rich.console import Console
 import server.cli.progress
 from server.cli.progress import RichHooks
 from server.engine.build import BuildProgress
+from server.engine.cmake_build import progress_lines
 
 
 def test_build_and_download_progress_are_drawn() -> None:
@@ -41,3 +42,21 @@ def test_a_step_is_drawn_once_it_has_lasted(monkeypatch: pytest.MonkeyPatch) -> 
         assert face.timer is not None
         face.timer.join()  # the step has lasted the delay
     assert "loading model" in slow.export_text()
+
+
+def test_a_build_s_estimate_comes_from_its_own_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = [1000.0]
+    monkeypatch.setattr("server.engine.cmake_build.time.monotonic", lambda: clock[0])
+    seen: list[BuildProgress] = []
+    on_line = progress_lines(seen.append)
+    assert on_line is not None
+    on_line("[40/208] Building C object resumed.c.o")  # a resumed build: 40 done before it
+    for done in range(41, 51):
+        clock[0] += 3.0
+        on_line(f"[{done}/208] Building CXX object f{done}.o")
+    on_line("-- not a step")
+    assert seen[0].eta_s is None  # too early to say
+    assert seen[-1].done == 50 and seen[-1].eta_s == pytest.approx(3.0 * 158)
+    assert seen[-1].describe() == "[50/208, ~8 min left]"
+    assert BuildProgress(200, 208, "x", 24.0).describe() == "[200/208, ~24 s left]"
+    assert BuildProgress(0, 0, "configure_s").describe() == "configure done"
