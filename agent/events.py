@@ -22,6 +22,7 @@ class DraftingNote:
     paused: bool
     ratio: float | None  # None: not measured yet in this context band
     held: bool = True  # False: the server drafts even when asked not to
+    off_tok_s: float | None = None  # the decode rate without drafting, measured in this band
 
     def describe(self) -> str:
         if not self.held:

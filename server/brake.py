@@ -62,6 +62,7 @@ class BrakeState:
     ratio: float | None  # drafting's decode rate over the rate without it, this band; None: unknown
     band: int  # the band's upper context bound in tokens; 0 past the last one
     held: bool = True  # False: this server drafts even when asked not to
+    off_tok_s: float | None = None  # the decode rate without drafting, measured in this band
 
 
 def _rate(measures: list[Measure]) -> float | None:
@@ -141,7 +142,8 @@ class Brake:
         on, off = _rate(band.on), _rate(band.off)
         ratio = round(on / off, 3) if on is not None and off else None
         bound = BANDS[index] if index < len(BANDS) else 0
-        return BrakeState(band.paused and self.held, ratio, bound, self.held)
+        off_rate = round(off, 2) if off is not None else None
+        return BrakeState(band.paused and self.held, ratio, bound, self.held, off_rate)
 
 
 def measure_of(timings: Timings, way: Way) -> Measure:

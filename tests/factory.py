@@ -15,7 +15,7 @@ from pathlib import Path
 
 from agent.config import Config
 from agent.context.prompt import TokenCounter
-from agent.events import RequestStats
+from agent.events import DraftingNote, RequestStats
 from agent.faces.contract import ConnectRequest, Core, Progress
 from agent.loop.agent import Agent
 from agent.model.endpoint import StreamEnd, TextPiece
@@ -55,10 +55,14 @@ def stats(
     draft: tuple[int, int] | None = None,
     prompt: int = 300,
     cache: int = 0,
+    drafting: DraftingNote | None = None,
 ) -> RequestStats:
-    """One request's figures as a llama-server reports them (3 s of wall time)."""
+    """One request's figures as a llama-server reports them (3 s of wall time); ``drafting``:
+    the speculation brake's note on it."""
     proposed, accepted = draft if draft is not None else (None, None)
-    return RequestStats("server", tok_s, predicted, prompt, cache, proposed, accepted, 3.0)
+    return RequestStats(
+        "server", tok_s, predicted, prompt, cache, proposed, accepted, 3.0, drafting=drafting
+    )
 
 
 def answer(*pieces: str, figures: RequestStats | None = None) -> list[Step]:

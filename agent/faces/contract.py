@@ -42,7 +42,6 @@ class Facts:
     model: str
     profile: str | None = None
     n_ctx: int | None = None
-    baseline_tok_s: float | None = None  # the profile's measured no-speculation decode speed
     speculative: bool | None = None  # whether the server drafts at all (its /slots)
     prefill: PrefillRate | None = None  # the server's measured prefill rate on this machine
 

@@ -53,10 +53,8 @@ def turn_figures(turns: list[RequestStats], facts: Facts | None) -> TurnFigures 
     turn = combine(turns)
     if turn is None:
         return None
-    baseline, speculative = (facts.baseline_tok_s, facts.speculative) if facts else (None, None)
-    return TurnFigures.of(
-        turn, requests=len(turns), baseline_tok_s=baseline, speculative=speculative
-    )
+    speculative = facts.speculative if facts else None
+    return TurnFigures.of(turn, requests=len(turns), speculative=speculative)
 
 
 def stats_line(figures: TurnFigures | None) -> str:

@@ -266,7 +266,8 @@ class OpenAIChatModel:
         measure = Measure(way, stats.predicted_n, seconds, stats.draft_n, stats.draft_accepted)
         brake.record(measure, stats.prompt_n + stats.cache_n + stats.predicted_n)
         state = brake.state()
-        return replace(stats, drafting=DraftingNote(paused, state.ratio, state.held))
+        note = DraftingNote(paused, state.ratio, state.held, state.off_tok_s)
+        return replace(stats, drafting=note)
 
 
 async def _sse_objects(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:

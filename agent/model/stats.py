@@ -154,6 +154,7 @@ def combine(steps: Sequence[RequestStats]) -> RequestStats | None:
         constrained=all(s.constrained for s in steps),
         drafted_steps=_sum_known(s.drafted_steps for s in steps),
         least_steps=_sum_known(s.least_steps for s in steps),
+        drafting=next((s.drafting for s in reversed(steps) if s.drafting), None),
     )
 
 
@@ -169,10 +170,11 @@ def percent(share: float) -> str:
     return f"{share * 100:.0f}%"
 
 
-# What a turn's drafting was: "on" (drafts were made), "idle" / "idle_constrained" (the server
-# speculates but drafted nothing, in free or only in schema-held steps), "off" (the server does
-# not speculate), "unknown" (no drafts, and the server's setting is not known).
-Speculation = Literal["on", "idle", "idle_constrained", "off", "unknown"]
+# What a turn's drafting was: "on" (drafts were made), "paused" (beecode's brake sent it with
+# drafting off, server.brake), "idle" / "idle_constrained" (the server speculates but drafted
+# nothing, in free or only in schema-held steps), "off" (the server does not speculate),
+# "unknown" (no drafts, and the server's setting is not known).
+Speculation = Literal["on", "paused", "idle", "idle_constrained", "off", "unknown"]
 _SPECULATION_WORDS = {
     "idle": "0 drafted",
     "idle_constrained": "0 drafted in constrained steps",
@@ -195,8 +197,11 @@ class TurnFigures:
     acceptance: float | None  # accepted / drafted
     output_from_drafts: float | None  # accepted / output tokens
     speculation: Speculation
-    baseline_tok_s: float | None  # the profile's measured no-speculation decode speed
-    speedup: float | None  # decode_tok_s / baseline_tok_s
+    # The decode rate without drafting, measured on this server at this context by the brake's
+    # probe pairs and its requests sent with drafting off (server.brake); None: not measured.
+    baseline_tok_s: float | None
+    speedup: float | None  # decode_tok_s / baseline_tok_s, only for a turn that drafted
+    drafting: str | None  # the brake's word: "drafting paused: 0.55x"; None: no brake
     prompt_cached: int
     prompt_new: int
     prefill_s: float | None  # seconds the server spent on the new prompt tokens
@@ -210,21 +215,25 @@ class TurnFigures:
         turn: RequestStats,
         *,
         requests: int = 1,
-        baseline_tok_s: float | None = None,
         speculative: bool | None = None,
     ) -> TurnFigures:
         """``turn``: one request or a turn's requests combined (``combine``); ``speculative``:
-        whether the server drafts at all (None: not known)."""
+        whether the server drafts at all (None: not known). A speed-up is given only for a turn
+        that drafted, against the rate without drafting the brake measured like for like."""
+        note = turn.drafting
         speculation: Speculation = "on"
         if not turn.draft_n:
-            if speculative is None:
+            if note is not None and note.paused:
+                speculation = "paused"
+            elif speculative is None:
                 speculation = "unknown"
             elif not speculative:
                 speculation = "off"
             else:
                 speculation = "idle_constrained" if turn.constrained else "idle"
+        baseline_tok_s = note.off_tok_s if note is not None else None
         speedup = None
-        if baseline_tok_s and turn.decode_tok_s:
+        if speculation == "on" and baseline_tok_s and turn.decode_tok_s:
             speedup = round(turn.decode_tok_s / baseline_tok_s, 3)
         counts_unknown = speculation in ("off", "unknown")
         return cls(
@@ -239,6 +248,7 @@ class TurnFigures:
             speculation=speculation,
             baseline_tok_s=baseline_tok_s,
             speedup=speedup,
+            drafting=note.describe() if note is not None else None,
             prompt_cached=turn.cache_n,
             prompt_new=turn.prompt_n,
             prefill_s=round(turn.prompt_n / turn.prompt_tok_s, 3) if turn.prompt_tok_s else None,
@@ -266,6 +276,8 @@ class TurnFigures:
                 if self.drafted_steps < self.least_steps:
                     steps = f"{self.drafted_steps} of ≥{self.least_steps} steps"
                     parts.append((f" · drafted in {steps}", "drafts"))
+        elif self.speculation == "paused" and self.drafting is not None:
+            parts.append((f" · {self.drafting}", "note"))
         else:
             parts.append((f" · {_SPECULATION_WORDS[self.speculation]}", "note"))
         prefill = f" ({self.prefill_s:.1f} s prefill)" if self.prefill_s is not None else ""

@@ -1,21 +1,16 @@
-"""What `beecode bench` measured on this machine, for the throughput line and /bench.
+"""What `beecode bench` measured on this machine, for /bench.
 
 `beecode bench` leaves <data>/bench/<timestamp>/summary.json with one row per prompt and mode
-and the speed-up of each speculative mode. The baseline mode's median tok/s over the prompts is
-what the throughput line's speed-up divides by. Where no run exists for a speculating profile,
-``measure_baseline`` takes one itself, once per profile and machine, before beecode first starts
-that profile's server: the bench's quick prompt on the profile's no-speculation twin (one more
-model load; on one card the two servers never run at once).
+and the speed-up of each speculative mode. A turn's own speed-up is not taken from here: runs on
+record were measured under other conditions (load, build, context), so the turn figures use the
+rate without drafting that the speculation brake measures on the server itself (server.brake).
 """
 
 from __future__ import annotations
 
-import io
 import json
-import socket
 import statistics
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,13 +40,6 @@ def _baseline(data: dict[str, Any]) -> float | None:
     return float(statistics.median(speeds)) if speeds else None
 
 
-def measured_baseline(profile: str, bench_dir: Path) -> float | None:
-    for _folder, data in summaries(bench_dir):
-        if data.get("profile") == profile and (baseline := _baseline(data)) is not None:
-            return baseline
-    return None
-
-
 def bench_report(profile: str | None, bench_dir: Path) -> list[str]:
     """/bench: how to measure, and the latest run's verdict for the profile."""
     lines = [
@@ -74,39 +62,6 @@ def bench_report(profile: str | None, bench_dir: Path) -> list[str]:
         means = {str(mode): float(value) for mode, value in speedups.items()}
         return [*lines, *(f"  {note}" for note in speed_notes(means))]
     return [*lines, f"No run yet{f' for profile {profile}' if profile else ''}."]
-
-
-def measure_baseline(profile: str, bench_dir: Path, say: Callable[[str], None]) -> float | None:
-    """The profile's no-speculation decode speed: from a bench run on record, else measured now
-    (once: a run that failed is not tried again on every start). None for a profile that does
-    not speculate, or when it could not be measured."""
-    from rich.console import Console
-
-    from server.bench.command import parse_args, run
-    from server.errors import ServerError
-    from server.profiles.catalog import get_profile
-
-    if (known := measured_baseline(profile, bench_dir)) is not None:
-        return known
-    try:
-        launch = get_profile(profile)
-    except ServerError:  # an unknown profile: starting its server says so
-        return None
-    marker = bench_dir / f"baseline-{profile}@{socket.gethostname()}.tried"
-    if (launch.spec_type is None and launch.draft is None) or marker.exists():
-        return None
-    say(f"measuring {profile}'s speed without speculation, once on this machine")
-    out = bench_dir / time.strftime("%Y%m%d-%H%M%S-baseline")
-    args = ["--profile", profile, "--modes", "none", "--quick", "--no-lossless", "--out", str(out)]
-    try:
-        bench_dir.mkdir(parents=True, exist_ok=True)
-        marker.touch()
-        quiet = Console(file=io.StringIO())  # the report is in the run folder; a TUI is on screen
-        run(parse_args(args), quiet, quiet)
-    except (ServerError, OSError) as error:
-        say(f"could not measure {profile} without speculation: {error}")
-        return None
-    return measured_baseline(profile, bench_dir)
 
 
 def profile_speculates(profile: str) -> bool | None:

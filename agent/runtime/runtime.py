@@ -148,12 +148,8 @@ class Runtime:
         return serve_model(config.endpoint or self._serve(config.profile, progress, switch), config)
 
     def _serve(self, profile: str | None, progress: Progress, switch: bool) -> str:
-        from agent.runtime.baseline import measure_baseline
-        from server.engine.gpu import gpus
-        from server.paths import data_dir
         from server.process.detached import up
         from server.process.state import down, running
-        from server.profiles.builtin import default_profile_name
 
         current = running()
         if current is not None and switch and current.profile != profile:
@@ -161,11 +157,6 @@ class Runtime:
             down()
             current = None
         if current is None:
-            measure_baseline(  # once; _facts reads what it recorded
-                profile or default_profile_name(gpus()),
-                data_dir() / "bench",
-                lambda line: progress("step", line),
-            )
             progress("step", f"starting the model server ({profile or 'default profile'})")
         # Reuses the server that runs (or refuses, naming it, when it serves another profile).
         url = up(profile, hooks=_hooks(progress)).url
@@ -180,8 +171,7 @@ class Runtime:
         self.slot.arrive(self.agent, self.config, self._model_name, progress, resumed)
 
     def _facts(self, agent: Agent) -> Facts:
-        from agent.runtime.baseline import measured_baseline, profile_speculates  # bench code
-        from server.paths import data_dir
+        from agent.runtime.baseline import profile_speculates
 
         profile = None if self.config.endpoint else self.server(0).profile
         speculative = self._speculative  # the server's word (/slots), else the profile's launch
@@ -191,7 +181,6 @@ class Runtime:
             model=Path(self._model_name).name.removesuffix(".gguf") or self.config.model or "model",
             profile=profile,
             n_ctx=agent.n_ctx,
-            baseline_tok_s=measured_baseline(profile, data_dir() / "bench") if profile else None,
             speculative=speculative,
             prefill=agent.prefill,
         )

@@ -26,7 +26,6 @@ class LiveRate:
 def throughput_parts(
     turn: RequestStats | None,
     live: LiveRate | None,
-    baseline_tok_s: float | None,
     history: Sequence[float],
     speculative: bool | None = None,
 ) -> list[tuple[str, str]]:
@@ -38,7 +37,7 @@ def throughput_parts(
         parts.append((f"~{live.tok_s:.1f} tok/s", "bold"))
         parts.append((f" · {live.deltas} tok streaming", "dim"))
     elif turn is not None:
-        parts.extend(_turn_parts(turn, baseline_tok_s, speculative))
+        parts.extend(_turn_parts(turn, speculative))
         if live is not None:
             parts.append((f" · now ~{live.tok_s:.1f} tok/s", "dim"))
     if history:
@@ -50,8 +49,6 @@ def throughput_parts(
 _STYLES = {"rate": "bold", "note": "dim", "gain": "$success", "drafts": "", "prompt": "dim"}
 
 
-def _turn_parts(
-    turn: RequestStats, baseline_tok_s: float | None, speculative: bool | None
-) -> list[tuple[str, str]]:
-    figures = TurnFigures.of(turn, baseline_tok_s=baseline_tok_s, speculative=speculative)
+def _turn_parts(turn: RequestStats, speculative: bool | None) -> list[tuple[str, str]]:
+    figures = TurnFigures.of(turn, speculative=speculative)
     return [(text, _STYLES.get(role, "")) for text, role in figures.pieces()]

@@ -4,8 +4,6 @@ record, a stable tool clock."""
 from __future__ import annotations
 
 import itertools
-import json
-import os
 import subprocess
 from pathlib import Path
 from types import SimpleNamespace
@@ -36,15 +34,8 @@ def changed_repo(workspace: Path) -> Path:
 
 
 @pytest.fixture
-def tiny_measured(beecode_dirs: None) -> Config:
-    """A managed config for the `tiny` profile, with a `beecode bench` run on record whose
-    no-speculation median is 40 tok/s (no server runs: the server view says "down")."""
-    from server.bench.stats import BASELINE_MODE
-
-    run = Path(os.environ["BEECODE_DATA_DIR"]) / "bench" / "20260101-000000"
-    run.mkdir(parents=True)
-    row = {"mode": BASELINE_MODE, "tok_s": {"median": 40.0}}
-    (run / "summary.json").write_text(json.dumps({"profile": "tiny", "rows": [row]}))
+def tiny_config(beecode_dirs: None) -> Config:
+    """A managed config for the `tiny` profile (no server runs: the server view says "down")."""
     return Config(profile="tiny")
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from textual.widgets import Collapsible, Markdown, Static
 
 from agent.config import Config
+from agent.events import DraftingNote
 from agent.model.endpoint import ModelError, ReasoningPiece, TextPiece
 from agent.model.scripted import Hold, Step, call
 from agent.sessions.store import Session
@@ -36,13 +37,14 @@ class TestStreaming:
             assert [m["content"] for m in saved] == ["write two hundred words", "".join(words)]
 
     async def test_throughput_and_status_follow_the_turn(
-        self, workspace: Path, tiny_measured: Config
+        self, workspace: Path, tiny_config: Config
     ) -> None:
+        note = DraftingNote(False, 2.0, True, 40)  # the brake measured 40 tok/s without drafting
         script = [
-            answer("a", figures=stats(80, 100, (60, 45), prompt=50, cache=950)),
+            answer("a", figures=stats(80, 100, (60, 45), 50, 950, note)),
             answer("b", figures=stats(40, 100)),
         ]
-        async with running(ScriptedRuntime(workspace, script, tiny_measured)) as (app, pilot):
+        async with running(ScriptedRuntime(workspace, script, tiny_config)) as (app, pilot):
             await turn(app, pilot, "one")
             first = line(app, "#throughput")
             assert first.startswith("80.0 tok/s ×2.00 vs no-spec · draft 45/60 (75%)")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from agent.config import Config
-from agent.events import RequestStats
+from agent.events import DraftingNote, RequestStats
 from agent.faces.contract import ConnectRequest
 from agent.faces.headless import run_agent
 from agent.model.endpoint import StreamEnd
@@ -25,8 +25,12 @@ from tests.factory import ScriptedRuntime, answer
 from tests.tui.harness import line, running, turn, until
 
 # Two requests of one turn as llama-server reports them: a tool call, then the answer.
-FIRST = RequestStats("server", 50.0, 100, 2000, 0, 80, 60, 4.0, prompt_tok_s=400.0)
-SECOND = RequestStats("server", 100.0, 300, 40, 2100, 120, 90, 3.5, prompt_tok_s=200.0)
+# The brake's note: 40 tok/s without drafting, measured on the server at this context.
+NOTE = DraftingNote(paused=False, ratio=2.0, off_tok_s=40.0)
+FIRST = RequestStats("server", 50.0, 100, 2000, 0, 80, 60, 4.0, prompt_tok_s=400.0, drafting=NOTE)
+SECOND = RequestStats(
+    "server", 100.0, 300, 40, 2100, 120, 90, 3.5, prompt_tok_s=200.0, drafting=NOTE
+)
 
 
 def script(second: RequestStats = SECOND) -> list[Script]:
@@ -71,16 +75,16 @@ async def tui(
     ],
 )
 def test_tui_and_headless_show_the_same_figures(
-    workspace: Path, tiny_measured: Config, second: RequestStats
+    workspace: Path, tiny_config: Config, second: RequestStats
 ) -> None:
     # Each face runs its own event loop, as `beecode` and `beecode -p` do.
-    shown = asyncio.run(tui(workspace / "tui", tiny_measured, second))
-    _, err = headless(workspace / "text", tiny_measured, "text", second)
-    out, _ = headless(workspace / "json", tiny_measured, "json", second)
+    shown = asyncio.run(tui(workspace / "tui", tiny_config, second))
+    _, err = headless(workspace / "text", tiny_config, "text", second)
+    out, _ = headless(workspace / "json", tiny_config, "json", second)
     closing = err.splitlines()[-1]
     assert closing.startswith(f"2 requests · {shown} · ")
     figures: dict[str, Any] = json.loads(out)["figures"]
-    # 400 tokens over 2 s + 3 s of decoding; against the bench's 40 tok/s without speculation.
+    # 400 tokens over 2 s + 3 s of decoding; against the 40 tok/s the brake measured without.
     assert shown.startswith("80.0 tok/s ×2.00 vs no-spec")
     assert (figures["decode_tok_s"], figures["speedup"], figures["baseline_tok_s"]) == (
         80.0,
@@ -96,12 +100,12 @@ def test_tui_and_headless_show_the_same_figures(
 
 
 def test_a_turn_without_drafts_on_a_speculating_server(
-    workspace: Path, tiny_measured: Config
+    workspace: Path, tiny_config: Config
 ) -> None:
     quiet = RequestStats("server", 40.0, 20, 30, 900, None, None, 1.0, constrained=True)
     reply: list[Script] = [answer("ok", figures=quiet)]
-    shown = asyncio.run(tui(workspace / "tui", tiny_measured, quiet, reply))
-    out, _ = headless(workspace / "json", tiny_measured, "json", quiet, reply)
+    shown = asyncio.run(tui(workspace / "tui", tiny_config, quiet, reply))
+    out, _ = headless(workspace / "json", tiny_config, "json", quiet, reply)
     figures = json.loads(out)["figures"]
     assert "0 drafted in constrained steps" in shown and "speculation off" not in shown
     assert (figures["speculation"], figures["drafted"], figures["accepted"]) == (
@@ -111,15 +115,15 @@ def test_a_turn_without_drafts_on_a_speculating_server(
     )
 
 
-def test_prefill_seconds_agree(workspace: Path, tiny_measured: Config) -> None:
-    _, err = headless(workspace, tiny_measured, "text", SECOND)
+def test_prefill_seconds_agree(workspace: Path, tiny_config: Config) -> None:
+    _, err = headless(workspace, tiny_config, "text", SECOND)
     # 2000 tokens at 400 tok/s and 40 at 200 tok/s: 5.2 s of prefill for 2040 new tokens.
     assert re.search(r"prompt 2\.1k cached / 2\.0k new \(5\.2 s prefill\)", err)
 
 
-async def test_the_context_in_seconds(workspace: Path, tiny_measured: Config) -> None:
+async def test_the_context_in_seconds(workspace: Path, tiny_config: Config) -> None:
     """The status line prices the context at the measured prefill rate; /context itemises it."""
-    runtime = ScriptedRuntime(workspace, script(), tiny_measured)
+    runtime = ScriptedRuntime(workspace, script(), tiny_config)
     async with running(runtime) as (app, pilot):
         assert app.core is not None and app.core.facts.prefill is not None
         app.core.facts.prefill.tok_s = 500.0  # as measured by an earlier session
@@ -138,7 +142,7 @@ async def test_the_context_in_seconds(workspace: Path, tiny_measured: Config) ->
 
 
 def test_steps_without_a_draft_are_said_alike_in_every_face(
-    workspace: Path, tiny_measured: Config
+    workspace: Path, tiny_config: Config
 ) -> None:
     first = dataclasses.replace(FIRST, drafted_steps=2, least_steps=39)
     second = dataclasses.replace(SECOND, drafted_steps=3, least_steps=209)
@@ -147,9 +151,9 @@ def test_steps_without_a_draft_are_said_alike_in_every_face(
         [*tool, StreamEnd("tool_calls", first)],
         answer("done", figures=second),
     ]
-    shown = asyncio.run(tui(workspace / "tui", tiny_measured, second, replies))
-    _, err = headless(workspace / "text", tiny_measured, "text", second, replies)
-    out, _ = headless(workspace / "json", tiny_measured, "json", second, replies)
+    shown = asyncio.run(tui(workspace / "tui", tiny_config, second, replies))
+    _, err = headless(workspace / "text", tiny_config, "text", second, replies)
+    out, _ = headless(workspace / "json", tiny_config, "json", second, replies)
     assert "drafted in 5 of ≥248 steps" in shown
     assert f" · {shown} · " in err.splitlines()[-1]
     figures = json.loads(out)["figures"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from agent.events import Event, Notice, ReasoningDelta, TextDelta
+from dataclasses import replace
+
+from agent.events import DraftingNote, Event, Notice, ReasoningDelta, TextDelta
 from agent.model.stats import combine
 from agent.tui import format as fmt
 from agent.tui.commands import parse
@@ -42,29 +44,47 @@ class TestCombine:
         assert combine([]) is None
 
 
+ON = DraftingNote(paused=False, ratio=1.9, off_tok_s=60.0)  # the brake measured 60 tok/s off
+
+
 class TestThroughputLine:
     def test_speculation_on(self) -> None:
-        text = line(throughput_parts(stats(120, 200, (100, 80), 40, 960), None, 60.0, [50, 120]))
+        turn = stats(120, 200, (100, 80), 40, 960, drafting=ON)
+        text = line(throughput_parts(turn, None, [50, 120]))
         assert text.startswith("120.0 tok/s ×2.00 vs no-spec")
         assert "draft 80/100 (80%)" in text
         assert "40% of output from drafts" in text
         assert "prompt 960 cached / 40 new" in text
         assert text.endswith("▄█")  # 50 of 120 is bar 3 of 0..7
 
+    def test_a_speed_up_only_measured_like_for_like(self) -> None:
+        # drafts but no rate without them measured on this server: no speed-up is claimed
+        assert "vs no-spec" not in line(throughput_parts(stats(120, 200, (100, 80)), None, []))
+        # a turn with nothing drafted claims none, whatever was measured before
+        nothing = stats(33.3, drafting=replace(ON, ratio=None))
+        text = line(throughput_parts(nothing, None, [], speculative=True))
+        assert "vs no-spec" not in text and "· 0 drafted ·" in text
+
+    def test_a_turn_the_brake_sent_without_drafting_says_so(self) -> None:
+        paused = DraftingNote(paused=True, ratio=0.55, off_tok_s=100.0)
+        text = line(throughput_parts(stats(98.0, drafting=paused), None, [], speculative=True))
+        assert text.startswith("98.0 tok/s · drafting paused: 0.55x ·")
+        assert "vs no-spec" not in text and "0 drafted" not in text
+
     def test_speculation_off_only_when_the_server_does_not_speculate(self) -> None:
-        text = line(throughput_parts(stats(33.3), None, None, [], speculative=False))
+        text = line(throughput_parts(stats(33.3), None, [], speculative=False))
         assert "speculation off" in text and "draft" not in text and "vs no-spec" not in text
-        text = line(throughput_parts(stats(33.3), None, None, [], speculative=True))
+        text = line(throughput_parts(stats(33.3), None, [], speculative=True))
         assert "· 0 drafted ·" in text and "off" not in text
-        text = line(throughput_parts(stats(33.3), None, None, []))  # an endpoint that won't say
+        text = line(throughput_parts(stats(33.3), None, []))  # an endpoint that won't say
         assert "no drafts reported" in text and "off" not in text
 
     def test_live_estimate_before_server_figures(self) -> None:
-        text = line(throughput_parts(None, LiveRate(50, 2.0), None, []))
+        text = line(throughput_parts(None, LiveRate(50, 2.0), []))
         assert text == "~25.0 tok/s · 50 tok streaming"
 
     def test_nothing_yet(self) -> None:
-        assert line(throughput_parts(None, None, None, [])) == "no turn yet"
+        assert line(throughput_parts(None, None, [])) == "no turn yet"
 
 
 class TestFormat:

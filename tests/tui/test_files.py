@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.runtime.baseline import bench_report, measured_baseline
+from agent.runtime.baseline import bench_report
 from agent.tui.completion import complete, path_options
 from agent.tui.gitdiff import NotARepository, uncommitted
 from agent.tui.history import PromptHistory
@@ -105,12 +105,9 @@ class TestBaseline:
         self.summary(tmp_path / "20260103-000000", "other", {"none": [1]})
         (tmp_path / "20260104-000000").mkdir()
         (tmp_path / "20260104-000000" / "summary.json").write_text('{"torn')
-        assert measured_baseline("tiny", tmp_path) == 50.0
-
-    def test_unknown_profile_has_no_baseline(self, tmp_path: Path) -> None:
-        self.summary(tmp_path / "20260101-000000", "tiny", {"ngram": [10]})
-        assert measured_baseline("tiny", tmp_path) is None
-        assert measured_baseline("big", tmp_path) is None
+        report = bench_report("tiny", tmp_path)
+        assert "Latest run 20260102-000000: profile tiny, qwen" in report
+        assert "  no speculation: 50.0 tok/s" in report
 
     def test_bench_report_gives_the_latest_verdict(self, tmp_path: Path) -> None:
         self.summary(tmp_path / "20260101-000000", "tiny", {"none": [20, 40], "ngram": [50, 80]})

@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from agent.config import Config
+from agent.events import DraftingNote
 from agent.model.endpoint import ModelError, TextPiece
 from agent.model.scripted import Hold, Step, call
 from agent.tui.app import BeeApp
@@ -111,10 +112,10 @@ class TestStreaming:
 
 
 class TestToolCall:
-    def test_tool_blocks(self, snap_compare: Snap, workspace: Path, tiny_measured: Config) -> None:
+    def test_tool_blocks(self, snap_compare: Snap, workspace: Path, tiny_config: Config) -> None:
         """A read (collapsed, done), an edit with its coloured diff expanded, a bash call that
         exited 1 (red, collapsed), the answer, and the throughput line with draft figures and
-        the speed-up against the 40 tok/s baseline `beecode bench` measured for `tiny`."""
+        the speed-up against the 40 tok/s the brake measured without drafting."""
         (workspace / "app.py").write_text(APP_PY)
         script = [
             READ,
@@ -122,10 +123,10 @@ class TestToolCall:
             call("bash", {"command": "echo '1 failed'; exit 1"}),
             answer(
                 "Changed `x`; one test still fails.",
-                figures=stats(96.0, 240, (200, 150), prompt=120, cache=2900),
+                figures=stats(96.0, 240, (200, 150), 120, 2900, DraftingNote(False, 2.4, True, 40)),
             ),
         ]
-        config = dataclasses.replace(tiny_measured, permission_mode="yolo")
+        config = dataclasses.replace(tiny_config, permission_mode="yolo")
         app = make_app(ScriptedRuntime(workspace, script, config))
 
         async def act(pilot: Pilot[None]) -> None:

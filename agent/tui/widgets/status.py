@@ -24,8 +24,8 @@ class ThroughputLine(Static):
         facts: Facts | None,
         history: Sequence[float],
     ) -> None:
-        baseline, speculative = (facts.baseline_tok_s, facts.speculative) if facts else (None, None)
-        parts = throughput_parts(turn, live, baseline, history, speculative)
+        speculative = facts.speculative if facts else None
+        parts = throughput_parts(turn, live, history, speculative)
         self.update(Content.assemble(*parts))
 
 
