@@ -3,8 +3,10 @@
 Layout per cpu-rig.md §9 (upstream `src/models/dflash.cpp`): architecture `dflash`, the target's
 tokenizer plus a mask token, a feature-fusion `fc` over a few target layers, and small attention +
 FFN blocks. No token embedding or LM head: the draft shares the target's. Acceptance is 0 with
-random weights; the point is exercising the code path. `arch="dflash-draft"` writes Bee's (<=v0.3)
-key layout instead, for tests of the launcher refusing a draft the binary cannot run.
+random weights; the point is exercising the code path. `arch="dflash-draft"` writes what BeeLlama
+v0.2.0 loads (src/llama-model.cpp, LLM_ARCH_DFLASH_DRAFT): its nested `dflash-draft.dflash.*` keys,
+`dflash_fc` and `dflash_hidden_norm` for the fusion, and `blk.N.post_attention_norm` where upstream
+has `ffn_norm`; `drafter_arch` picks the layout an engine's dialect loads.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ def write_random_dflash_drafter(
         writer.add_key_value(key, value, vtype, sub_type)
     writer.add_uint32("tokenizer.ggml.mask_token_id", 0)
 
-    for name, tensor in _random_tensors(n_embd, n_head, n_head_kv, head_dim, seed):
+    for name, tensor in _random_tensors(arch, n_embd, n_head, n_head_kv, head_dim, seed):
         writer.add_tensor(name, tensor)
     try:
         writer.write_header_to_file()
@@ -81,6 +83,11 @@ def write_random_dflash_drafter(
         writer.close()
     tmp.replace(out)
     return out
+
+
+def drafter_arch(is_bee: bool) -> Literal["dflash", "dflash-draft"]:
+    """The drafter layout an engine loads: Bee's for BeeLlama, upstream's otherwise."""
+    return "dflash-draft" if is_bee else "dflash"
 
 
 def _spread_layers(n_layer: int) -> list[int]:
@@ -102,9 +109,11 @@ def _tokenizer_fields(target: Path) -> Iterator[tuple[str, Any, GGUFValueType, A
 
 
 def _random_tensors(
-    n_embd: int, n_head: int, n_head_kv: int, head_dim: int, seed: int
+    arch: str, n_embd: int, n_head: int, n_head_kv: int, head_dim: int, seed: int
 ) -> Iterator[tuple[str, np.ndarray[Any, np.dtype[np.float32]]]]:
-    """F32 weights ~ N(0, 0.02) and unit norms. Shapes are numpy order (ggml's ne reversed)."""
+    """F32 weights ~ N(0, 0.02) and unit norms. Shapes are numpy order (ggml's ne reversed).
+    The loaders refuse a file with a tensor they do not read, so each layout has exactly its own."""
+    bee = arch == "dflash-draft"
     rng = np.random.default_rng(seed)
 
     def weight(*shape: int) -> np.ndarray[Any, np.dtype[np.float32]]:
@@ -114,8 +123,8 @@ def _random_tensors(
         return np.ones(n, dtype=np.float32)
 
     q_dim, kv_dim = n_head * head_dim, n_head_kv * head_dim
-    yield "fc.weight", weight(n_embd, _N_TARGET_LAYERS * n_embd)
-    yield "enc.output_norm.weight", norm(n_embd)
+    yield ("dflash_fc" if bee else "fc") + ".weight", weight(n_embd, _N_TARGET_LAYERS * n_embd)
+    yield ("dflash_hidden_norm" if bee else "enc.output_norm") + ".weight", norm(n_embd)
     yield "output_norm.weight", norm(n_embd)
     for il in range(_DRAFT_LAYERS):
         yield f"blk.{il}.attn_norm.weight", norm(n_embd)
@@ -125,7 +134,7 @@ def _random_tensors(
         yield f"blk.{il}.attn_output.weight", weight(n_embd, q_dim)
         yield f"blk.{il}.attn_q_norm.weight", norm(head_dim)
         yield f"blk.{il}.attn_k_norm.weight", norm(head_dim)
-        yield f"blk.{il}.ffn_norm.weight", norm(n_embd)
+        yield f"blk.{il}.{'post_attention_norm' if bee else 'ffn_norm'}.weight", norm(n_embd)
         yield f"blk.{il}.ffn_gate.weight", weight(_DRAFT_FFN, n_embd)
         yield f"blk.{il}.ffn_up.weight", weight(_DRAFT_FFN, n_embd)
         yield f"blk.{il}.ffn_down.weight", weight(n_embd, _DRAFT_FFN)

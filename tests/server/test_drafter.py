@@ -12,7 +12,7 @@ from server.errors import ModelError
 from server.models.fetch import ensure_model
 from server.models.gguf_header import read_metadata
 from server.models.gguf_info import read_gguf
-from server.models.random_drafter import write_random_dflash_drafter
+from server.models.random_drafter import drafter_arch, write_random_dflash_drafter
 from server.profiles.builtin import builtin_profiles
 from tests.conftest import pip_args
 
@@ -81,3 +81,38 @@ def test_a_target_that_cannot_host_a_draft_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="is not a GGUF file"):
         write_random_dflash_drafter(tmp_path / "x.gguf", tmp_path / "d.gguf")
     assert not (tmp_path / "d.gguf").exists()
+
+
+# What BeeLlama v0.2.0 creates for LLM_ARCH_DFLASH_DRAFT (src/llama-model.cpp, load_tensors
+# 7930-7967 and load_hparams 3062-3087): its loader refuses a missing tensor and a tensor it
+# does not read, so the file holds exactly these. Shapes in numpy order (ggml's ne reversed).
+BEE_PER_LAYER = {
+    "attn_norm": (576,), "post_attention_norm": (576,), "attn_q": (576, 576),
+    "attn_k": (192, 576), "attn_v": (192, 576), "attn_output": (576, 576),
+    "attn_q_norm": (64,), "attn_k_norm": (64,), "ffn_gate": (512, 576), "ffn_up": (512, 576),
+    "ffn_down": (576, 512),
+}  # fmt: skip
+BEE_KEYS = {
+    "dflash-draft.dflash.block_size": 16, "dflash-draft.dflash.mask_token_id": 0,
+    "dflash-draft.dflash.target_layer_ids": (1, 15, 28),
+    "dflash-draft.dflash.n_target_features": 3 * 576,  # n_target_layers * n_embd, validated
+    "dflash-draft.attention.layer_norm_rms_epsilon": pytest.approx(1e-5),
+}  # fmt: skip
+
+
+def test_the_bee_drafter_has_what_bee_v0_2_loads(smollm2_path: Path, tmp_path: Path) -> None:
+    bee = write_random_dflash_drafter(smollm2_path, tmp_path / "bee.gguf", arch=drafter_arch(True))
+    reader = GGUFReader(bee)
+    shapes = {t.name: tuple(int(n) for n in reversed(t.shape)) for t in reader.tensors}
+    expected = {
+        "output_norm.weight": (576,),
+        "dflash_fc.weight": (576, 3 * 576),
+        "dflash_hidden_norm.weight": (576,),
+    } | {
+        f"blk.{il}.{name}.weight": shape for il in range(2) for name, shape in BEE_PER_LAYER.items()
+    }
+    assert shapes == expected
+    meta = read_metadata(bee)
+    assert meta["general.architecture"] == "dflash-draft"
+    assert {key: meta[key] for key in BEE_KEYS} == BEE_KEYS
+    assert drafter_arch(False) == "dflash"
