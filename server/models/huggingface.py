@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import io
 import os
+import socket
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from server.errors import ModelError
 from server.models.spec import ModelSpec, Progress
@@ -17,6 +19,20 @@ from server.models.spec import ModelSpec, Progress
 
 def hf_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def hub_unreachable(timeout_s: float = 3.0) -> str | None:
+    """Why the Hub cannot be reached (offline, no route, no name), or None: a TCP connect to
+    HF_ENDPOINT's host, since huggingface_hub itself retries for ~25 s before it gives up."""
+    if hf_offline():
+        return "HF_HUB_OFFLINE is set"
+    url = urlsplit(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        socket.create_connection((url.hostname or "", port), timeout=timeout_s).close()
+    except OSError as exc:
+        return f"Hugging Face unreachable: {exc.strerror or exc}"
+    return None
 
 
 def hf_download(spec: ModelSpec, progress: Progress | None, force: bool = False) -> Path:

