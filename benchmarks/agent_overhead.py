@@ -215,14 +215,14 @@ def summary_line(name: str, runs: list[dict[str, Any]]) -> str:
 
 
 @contextlib.contextmanager
-def model_server(paced_rate: float | None, log: Path) -> Iterator[str]:
+def model_server(paced_rate: float | None, log: Path, profile: str = "tiny") -> Iterator[str]:
     """The `tiny` server, or the paced stand-in (GPU-like rates the CPU cannot reach)."""
     if paced_rate:
         with paced(paced_rate) as url:
             print(f"server: paced stand-in at {paced_rate:.0f} tok/s (_paced_server.py)")
             yield url
         return
-    with served("tiny", log) as (url, plan):
+    with served(profile, log) as (url, plan):
         print(f"server: {plan.command}")
         yield url
 
@@ -240,6 +240,7 @@ def main() -> int:
         help="a stand-in server streaming at this rate instead of `tiny`",
     )
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    parser.add_argument("--profile", default="tiny", help="the server's profile (default tiny)")
     args = parser.parse_args()
     info = header("agent_overhead")
 
@@ -251,7 +252,7 @@ def main() -> int:
             # In the user's config: a project's may not raise a limit (it got 4,096 for 8,000).
             user_config = Path(env["BEECODE_CONFIG_DIR"]) / "config.toml"
             user_config.write_text(f"max_tokens = {args.max_tokens}\n")
-            with model_server(args.paced, home / "server.log") as url:
+            with model_server(args.paced, home / "server.log", args.profile) as url:
 
                 def judged(run: dict[str, Any]) -> dict[str, Any]:
                     if not args.paced:

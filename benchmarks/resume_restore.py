@@ -65,7 +65,7 @@ def ask(url: str, messages: list[dict[str, Any]]) -> dict[str, float]:
     }
 
 
-def run(n_files: int, out: Path | None) -> int:
+def run(n_files: int, out: Path | None, profile: str = "tiny") -> int:
     info = header("resume_restore")
     with scratch("resume") as folder:
         os.environ["BEECODE_STATE_DIR"] = str(folder / "state")  # the slot files go here
@@ -74,7 +74,7 @@ def run(n_files: int, out: Path | None) -> int:
         from server.launch.plan import prepare_launch
         from server.process.managed import ManagedServer
 
-        plan = prepare_launch("tiny", port=free_port())
+        plan = prepare_launch(profile, port=free_port())
         slot_dir = Path(plan.argv[plan.argv.index("--slot-save-path") + 1])
         past = history(n_files)
         resumed = [*past, {"role": "user", "content": "Which file defines SlotCache?"}]
@@ -89,7 +89,7 @@ def run(n_files: int, out: Path | None) -> int:
         server = restarted()
         cold = ask(server.url, past)  # the session as it was before it was left
         cache = SlotCache(server.url, slot_dir, max_mb=8192, max_days=1)
-        saved_line = cache.save("bench", prefix_of("tiny", past, []))
+        saved_line = cache.save("bench", prefix_of(profile, past, []))
         server.stop()
         print(f"session: {cold['prompt_n']:.0f} prompt tokens; {saved_line}")
 
@@ -100,7 +100,7 @@ def run(n_files: int, out: Path | None) -> int:
         server = restarted()
         cache = SlotCache(server.url, slot_dir, max_mb=8192, max_days=1)
         t0 = time.monotonic()
-        n_restored, restored_line = cache.restore("bench", "tiny", resumed, [])
+        n_restored, restored_line = cache.restore("bench", profile, resumed, [])
         restore_s = time.monotonic() - t0
         with_restore = ask(server.url, resumed)
         server.stop()
@@ -132,8 +132,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=len(FILES), help="file reads in the history")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--profile", default="tiny", help="the server's profile (default tiny)")
     args = parser.parse_args()
-    return main_guard(lambda: run(args.files, args.out))
+    return main_guard(lambda: run(args.files, args.out, args.profile))
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from gguf import GGUFValueType, GGUFWriter
 from server.errors import ModelError
 from server.models.gguf_header import read_fields, read_metadata
 from server.models.gguf_info import read_gguf
+from server.models.gguf_out import write_atomically
 
 BLOCK_SIZE = 16
 _DRAFT_LAYERS = 2
@@ -72,17 +73,7 @@ def write_random_dflash_drafter(
 
     for name, tensor in _random_tensors(arch, n_embd, n_head, n_head_kv, head_dim, seed):
         writer.add_tensor(name, tensor)
-    try:
-        writer.write_header_to_file()
-        writer.write_kv_data_to_file()
-        writer.write_tensors_to_file()
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    finally:
-        writer.close()
-    tmp.replace(out)
-    return out
+    return write_atomically(writer, tmp, out)
 
 
 def drafter_arch(is_bee: bool) -> Literal["dflash", "dflash-draft"]:
