@@ -97,14 +97,17 @@ class Brake:
         return dict(OFF_FIELDS) if self.held and band.paused else {}
 
     def record_probe(self, off: Measure, on: Measure, context: int | None = None) -> None:
-        """A probe pair's two measures; the band's verdict is taken from them afresh."""
+        """A probe pair's two measures; the band's verdict is taken from them afresh. A pair
+        whose drafting half drafted nothing (an n-gram drafter finds nothing to continue in a
+        few tokens) says nothing about drafting: the band drafts again, and its requests judge."""
         _, band = self._band_of(context)
         band.since_probe = 0
         if not self._check_held(off):
             return
         band.off = [off]
-        band.on = [on]
-        self._decide(band)
+        band.on = [on] if on.drafted else []
+        band.paused = False
+        self._pause_if_losing(band)
 
     def record_probe_failed(self, context: int | None = None) -> None:
         """A probe pair that got no answer: the band keeps its verdict until the next one."""
@@ -122,20 +125,21 @@ class Brake:
         ways = band.on if measure.way == "on" else band.off
         ways.append(measure)
         del ways[:-WINDOW]
-        self._decide(band)
+        if measure.way == "on":  # only a probe pair resumes drafting: rates of different
+            self._pause_if_losing(band)  # requests under changing load would flip it back and forth
 
     def _check_held(self, measure: Measure) -> bool:
         if measure.way == "off" and measure.drafted:
             self.held = False  # the server ignored the request's drafting off
         return self.held
 
-    def _decide(self, band: _Band) -> None:
+    def _pause_if_losing(self, band: _Band) -> None:
         on, off = _rate(band.on), _rate(band.off)
         drafted = sum(m.drafted or 0 for m in band.on)
         if drafted >= PROBE_TOKENS and not any(m.accepted for m in band.on):
             band.paused = True  # drafts that are never accepted cannot pay
-        elif on is not None and off is not None:
-            band.paused = on < off
+        elif on is not None and off is not None and on < off:
+            band.paused = True
 
     def state(self, context: int | None = None) -> BrakeState:
         index, band = self._band_of(context)

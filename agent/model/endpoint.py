@@ -264,8 +264,9 @@ class OpenAIChatModel:
         seconds = stats.predicted_n / stats.decode_tok_s if stats.decode_tok_s else 0.0
         way: Way = "off" if paused else "on"
         measure = Measure(way, stats.predicted_n, seconds, stats.draft_n, stats.draft_accepted)
-        brake.record(measure, stats.prompt_n + stats.cache_n + stats.predicted_n)
-        state = brake.state()
+        context = stats.prompt_n + stats.cache_n  # the band this request was sent in
+        brake.record(measure, context + stats.predicted_n, context)
+        state = brake.state(context)
         note = DraftingNote(paused, state.ratio, state.held, state.off_tok_s)
         return replace(stats, drafting=note)
 

@@ -56,6 +56,24 @@ class TestRealRequests:
         ratio = brake.state().ratio
         assert ratio is not None and ratio < 1
 
+    def test_requests_without_drafting_never_resume_it_only_a_probe_pair_does(self) -> None:
+        brake = Brake()
+        brake.record_probe(off(100.0), on(50.0))
+        for rate in (40.0, 30.0):  # load from elsewhere: the rate without drafting falls
+            brake.record(off(rate), context_after=500)
+            assert brake.fields() == OFF_FIELDS
+
+    def test_a_probe_that_drafted_nothing_lets_the_requests_judge(self) -> None:
+        brake = Brake()
+        brake.record_probe(off(100.0), on(50.0))
+        assert brake.fields() == OFF_FIELDS
+        for _ in range(PROBE_EVERY):
+            brake.record(off(100.0), context_after=500)
+        brake.record_probe(off(100.0), on(99.0, drafted=0, accepted=0))  # nothing to continue
+        assert brake.fields() == {}  # drafting again, on trial
+        brake.record(on(80.0, drafted=120, accepted=20), context_after=600)
+        assert brake.fields() == OFF_FIELDS  # the request drafted and lost: paused
+
     def test_a_request_too_short_to_time_changes_nothing(self) -> None:
         brake = Brake()
         brake.record_probe(off(100.0), on(200.0))
