@@ -4,7 +4,9 @@ Output formats: ``text`` (the answer on stdout; tool calls and a stats line on s
 ``json`` (one object: result, stop_reason, figures (the turn's figures, as the TUI shows them:
 ``agent.model.stats.TurnFigures``), turns (each request's), tool_calls, the turn's facts as
 changes, commands, failed and doubts, session_id) and ``stream-json``
-(every event as one JSON line, then the same result object with ``"type": "result"``).
+(every event as one JSON line, then the same result object with ``"type": "result"``). In
+every format the server start's progress goes to stderr: its steps, and the bars of a build or a
+download with the time they have left (``ProgressLines``).
 
 Nobody is there to answer a permission prompt, so a call the permission mode would ask about is
 denied, with a note on stderr and a message telling the model why. Pick the mode that fits the
@@ -21,6 +23,9 @@ import dataclasses
 import json
 import signal
 import sys
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -42,6 +47,7 @@ from agent.runtime.assemble import AppError
 from agent.sessions.store import SessionError
 
 EXIT = {"done": 0, "failed": 3, "error": 1, "max_steps": 3, "tool_failures": 3, "cancelled": 130}
+PROGRESS_EVERY_S = 10.0  # a build's or a download's bar on stderr, at most this often
 HEADLESS_DENIAL = (
     "No user is present to approve this (headless run); it was not run. "
     "Do without it, or finish and say what you would need."
@@ -91,6 +97,46 @@ def facts_json(facts: TurnFacts) -> dict[str, Any]:
         "doubts": facts.doubts,
         "withheld": facts.withheld,
     }
+
+
+class ProgressLines:
+    """The start's progress on stderr, one line each: a step at once; a build's or a download's
+    bar the first time, then at most every ``every_s`` seconds (a build reports hundreds of
+    steps), and its latest state before any other line, so its end is never left out."""
+
+    def __init__(
+        self,
+        err: TextIO,
+        every_s: float = PROGRESS_EVERY_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.err, self.every_s, self.clock = err, every_s, clock
+        self._printed: dict[str, float] = {}  # key -> when its last line was printed
+        self._held: dict[str, str] = {}  # key -> its latest line, not printed yet
+        self._lock = threading.Lock()  # a Progress may be called from any thread
+
+    def __call__(self, key: str, line: str) -> None:
+        with self._lock:
+            now = self.clock()
+            last = self._printed.get(key)
+            if key != "step" and last is not None and now - last < self.every_s:
+                self._held[key] = line
+                return
+            self._held.pop(key, None)
+            self._flush()
+            self._printed[key] = now
+            print(f"beecode: {line}", file=self.err, flush=True)
+
+    def flush(self) -> None:
+        """Print the held lines (each bar's latest state)."""
+        with self._lock:
+            self._flush()
+
+    def _flush(self) -> None:
+        for key, line in self._held.items():
+            self._printed[key] = self.clock()
+            print(f"beecode: {line}", file=self.err, flush=True)
+        self._held.clear()
 
 
 class HeadlessFace:
@@ -177,15 +223,15 @@ def run_headless(
     if (note := ignored_note(config)) is not None:
         print(f"beecode: {note}", file=err)
 
-    def progress(key: str, line: str) -> None:
-        if key == "step":  # build and download bars are for the TUI's panel
-            print(f"beecode: {line}", file=err)
-
+    progress = ProgressLines(err)
     runtime = Runtime(workspace or Path.cwd(), config)
     try:
         request = ConnectRequest(resume=resume, continue_latest=continue_latest)
-        core = runtime.connect(request, progress)
-        runtime.settle_mcp(progress)
+        try:
+            core = runtime.connect(request, progress)
+            runtime.settle_mcp(progress)
+        finally:
+            progress.flush()  # a build's or download's last state, before what follows
         session_id = core.session_id or ""
         return run_agent(core.agent, task, output_format, out, err, session_id, core.facts)
     except (AppError, SessionError, RefusedRequest) as e:

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from agent.events import RequestStats
+from agent.model.speedup import Baseline, interleaved
 
 # What odd values in a reply's timings or usage raise in turn_stats (a string, inf, a list).
 UNUSABLE_STATS = (TypeError, ValueError, OverflowError, AttributeError)
@@ -201,6 +202,7 @@ class TurnFigures:
     # probe pairs and its requests sent with drafting off (server.brake); None: not measured.
     baseline_tok_s: float | None
     speedup: float | None  # decode_tok_s / baseline_tok_s, only for a turn that drafted
+    speedup_source: Baseline | None  # where the speed-up's divisor comes from; None: no speed-up
     drafting: str | None  # the brake's word: "drafting paused: 0.55x"; None: no brake
     prompt_cached: int
     prompt_new: int
@@ -232,9 +234,11 @@ class TurnFigures:
             else:
                 speculation = "idle_constrained" if turn.constrained else "idle"
         baseline_tok_s = note.off_tok_s if note is not None else None
-        speedup = None
-        if speculation == "on" and baseline_tok_s and turn.decode_tok_s:
-            speedup = round(turn.decode_tok_s / baseline_tok_s, 3)
+        # Like for like: the server's own decode rate, on a turn that drafted, over its rate
+        # without drafting measured on the same server and context.
+        measured = speculation == "on" and turn.source == "server" and turn.decode_tok_s > 0
+        source = interleaved(note) if measured else None
+        speedup = round(turn.decode_tok_s / source.baseline_tok_s, 3) if source else None
         counts_unknown = speculation in ("off", "unknown")
         return cls(
             requests=requests,
@@ -248,6 +252,7 @@ class TurnFigures:
             speculation=speculation,
             baseline_tok_s=baseline_tok_s,
             speedup=speedup,
+            speedup_source=source,
             drafting=note.describe() if note is not None else None,
             prompt_cached=turn.cache_n,
             prompt_new=turn.prompt_n,
@@ -284,6 +289,12 @@ class TurnFigures:
         cached, new = tokens(self.prompt_cached), tokens(self.prompt_new)
         parts.append((f" · prompt {cached} cached / {new} new{prefill}", "prompt"))
         return parts
+
+    def speedup_line(self) -> str | None:
+        """The speed-up with its source, for a face to show on request; None: no speed-up."""
+        if self.speedup is None or self.speedup_source is None:
+            return None
+        return f"×{self.speedup:.2f} vs no-spec: {self.speedup_source.describe(self.decode_tok_s)}"
 
     def as_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

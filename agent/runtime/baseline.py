@@ -9,6 +9,7 @@ rate without drafting that the speculation brake measures on the server itself (
 from __future__ import annotations
 
 import json
+import os
 import statistics
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +41,23 @@ def _baseline(data: dict[str, Any]) -> float | None:
     return float(statistics.median(speeds)) if speeds else None
 
 
+def conditions(data: dict[str, Any]) -> list[str]:
+    """What a run was measured under, as its summary keeps it, and the load now: its figures
+    hold for those conditions, not for another build, machine or load."""
+    machine = data["machine"] if isinstance(data.get("machine"), dict) else {}
+    where = [f"measured {data['date']}"] if isinstance(data.get("date"), str) else []
+    if machine.get("cores") and machine.get("cpu"):
+        where.append(f"on {machine['cores']} cores, {machine['cpu']}")
+    if isinstance(machine.get("load_avg_1m"), int | float):
+        where.append(f"load {machine['load_avg_1m']} (now {os.getloadavg()[0]:.2f})")
+    if isinstance(data.get("interleaved"), bool):
+        where.append("modes interleaved" if data["interleaved"] else "one mode after another")
+    servers = data["servers"] if isinstance(data.get("servers"), list) else []
+    builds = {str(s["build_info"]) for s in servers if isinstance(s, dict) and s.get("build_info")}
+    lines = ["  " + ", ".join(where)] if where else []
+    return lines + ([f"  engine {', '.join(sorted(builds))}"] if builds else [])
+
+
 def bench_report(profile: str | None, bench_dir: Path) -> list[str]:
     """/bench: how to measure, and the latest run's verdict for the profile."""
     lines = [
@@ -60,7 +78,8 @@ def bench_report(profile: str | None, bench_dir: Path) -> list[str]:
         for mode, speedup in sorted(speedups.items(), key=lambda item: -float(item[1])):
             lines.append(f"  {mode}: ×{float(speedup):.2f} over no speculation")
         means = {str(mode): float(value) for mode, value in speedups.items()}
-        return [*lines, *(f"  {note}" for note in speed_notes(means))]
+        notes = [f"  {note}" for note in speed_notes(means)]
+        return [*lines, *notes, *conditions(data), f"  from {folder / 'summary.json'}"]
     return [*lines, f"No run yet{f' for profile {profile}' if profile else ''}."]
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from agent.config import Config
 from agent.context.prefill import context_parts, context_report
 from agent.faces.contract import ConnectRequest, Core, Facts, Progress, ServerView, SessionRow
-from agent.runtime.progress import build_line, download_line
+from agent.runtime.progress import DownloadLines, build_line
 from agent.runtime.slot_keeper import SlotKeeper
 
 if TYPE_CHECKING:
@@ -39,11 +39,16 @@ def prompt_history_path() -> Path:
 
 
 def _hooks(progress: Progress) -> Hooks:
+    """The server code's progress (build, downloads, model load) as a face's progress lines,
+    whatever step of the start brings them on."""
     from server.cli.progress import Hooks
 
+    downloads = DownloadLines()
     return Hooks(
-        build=lambda p: progress("build", build_line(p.done, p.total, p.eta_s)),
-        download=lambda what, done, total: progress(what, download_line(what, done, total)),
+        build=lambda p: progress(
+            "build", build_line(p.done, p.total, p.eta_s, "" if p.total else p.describe())
+        ),
+        download=lambda what, done, total: progress(what, downloads.line(what, done, total)),
         step=lambda line: progress("step", line),
     )
 

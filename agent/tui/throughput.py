@@ -52,3 +52,9 @@ _STYLES = {"rate": "bold", "note": "dim", "gain": "$success", "drafts": "", "pro
 def _turn_parts(turn: RequestStats, speculative: bool | None) -> list[tuple[str, str]]:
     figures = TurnFigures.of(turn, speculative=speculative)
     return [(text, _STYLES.get(role, "")) for text, role in figures.pieces()]
+
+
+def speedup_source(turn: RequestStats | None, speculative: bool | None) -> str | None:
+    """The turn's speed-up with the rate it divides by and how that was measured; None where
+    the line shows no speed-up."""
+    return TurnFigures.of(turn, speculative=speculative).speedup_line() if turn else None

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Static
 
 from agent.config import Config
 from agent.events import DraftingNote, RequestStats
@@ -20,6 +21,7 @@ from agent.faces.contract import ConnectRequest
 from agent.faces.headless import run_agent
 from agent.model.endpoint import StreamEnd
 from agent.model.scripted import Script, call
+from agent.model.speedup import INTERLEAVED
 from agent.tui.screens.info import TextScreen
 from tests.factory import ScriptedRuntime, answer
 from tests.tui.harness import line, running, turn, until
@@ -99,15 +101,49 @@ def test_tui_and_headless_show_the_same_figures(
     assert f"draft {accepted}/{drafted} ({accepted / drafted:.0%})" in shown
 
 
+def test_the_speed_up_names_its_source_in_every_face(workspace: Path, tiny_config: Config) -> None:
+    """One hover on the TUI's throughput line, one field of the headless JSON: the rate the
+    speed-up divides by and how it was measured, the same in both."""
+
+    async def tooltip() -> str | None:
+        runtime = ScriptedRuntime(workspace / "tui", script(), tiny_config)
+        async with running(runtime) as (app, pilot):
+            throughput = app.main.query_one("#throughput", Static)
+            assert throughput.tooltip is None  # no turn, no speed-up
+            await turn(app, pilot, "look")
+            return None if throughput.tooltip is None else str(throughput.tooltip)
+
+    shown = asyncio.run(tooltip())
+    out, _ = headless(workspace / "json", tiny_config, "json", SECOND)
+    source = json.loads(out)["figures"]["speedup_source"]
+    assert source == {
+        "kind": "interleaved",
+        "baseline_tok_s": 40.0,
+        "ratio": 2.0,
+        "conditions": INTERLEAVED,
+    }
+    assert shown == (
+        "×2.00 vs no-spec: 80.0 tok/s this turn against 40.0 tok/s without drafting, "
+        f"measured interleaved: {INTERLEAVED}"
+    )
+
+
 def test_a_turn_without_drafts_on_a_speculating_server(
     workspace: Path, tiny_config: Config
 ) -> None:
-    quiet = RequestStats("server", 40.0, 20, 30, 900, None, None, 1.0, constrained=True)
+    # The brake has a rate without drafting for this server, but nothing was drafted: no
+    # speed-up is claimed.
+    quiet = RequestStats(
+        "server", 40.0, 20, 30, 900, None, None, 1.0, constrained=True, drafting=NOTE
+    )
     reply: list[Script] = [answer("ok", figures=quiet)]
     shown = asyncio.run(tui(workspace / "tui", tiny_config, quiet, reply))
     out, _ = headless(workspace / "json", tiny_config, "json", quiet, reply)
     figures = json.loads(out)["figures"]
     assert "0 drafted in constrained steps" in shown and "speculation off" not in shown
+    assert figures["baseline_tok_s"] == 40.0
+    assert figures["speedup"] is None and figures["speedup_source"] is None
+    assert "vs no-spec" not in shown
     assert (figures["speculation"], figures["drafted"], figures["accepted"]) == (
         "idle_constrained",
         0,

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from agent.events import DraftingNote, Event, Notice, ReasoningDelta, TextDelta
+from agent.model.speedup import INTERLEAVED
 from agent.model.stats import combine
 from agent.tui import format as fmt
 from agent.tui.commands import parse
 from agent.tui.inbox import Inbox, coalesce
-from agent.tui.throughput import LiveRate, throughput_parts
+from agent.tui.throughput import LiveRate, speedup_source, throughput_parts
 from tests.factory import stats
 
 
@@ -64,6 +65,24 @@ class TestThroughputLine:
         nothing = stats(33.3, drafting=replace(ON, ratio=None))
         text = line(throughput_parts(nothing, None, [], speculative=True))
         assert "vs no-spec" not in text and "· 0 drafted ·" in text
+
+    def test_the_speed_up_carries_its_source(self) -> None:
+        turn = stats(120, 200, (100, 80), drafting=ON)
+        assert speedup_source(turn, True) == (
+            "×2.00 vs no-spec: 120.0 tok/s this turn against 60.0 tok/s without drafting, "
+            f"measured interleaved: {INTERLEAVED}"
+        )
+        assert speedup_source(None, True) is None
+        # nothing drafted, or no rate without drafting measured: no speed-up, no source
+        assert speedup_source(stats(120, 200, (0, 0), drafting=ON), True) is None
+        assert speedup_source(stats(120, 200, (100, 80)), True) is None
+
+    def test_a_client_clock_is_not_set_against_the_server_s_rate(self) -> None:
+        # a turn the client timed (a step without the server's timings) against a rate the
+        # server measured is not like for like
+        client = replace(stats(120, 200, (100, 80), drafting=ON), source="client")
+        assert "vs no-spec" not in line(throughput_parts(client, None, [], speculative=True))
+        assert speedup_source(client, True) is None
 
     def test_a_turn_the_brake_sent_without_drafting_says_so(self) -> None:
         paused = DraftingNote(paused=True, ratio=0.55, off_tok_s=100.0)

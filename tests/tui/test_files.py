@@ -12,6 +12,7 @@ from agent.runtime.baseline import bench_report
 from agent.tui.completion import complete, path_options
 from agent.tui.gitdiff import NotARepository, uncommitted
 from agent.tui.history import PromptHistory
+from server.bench.report import machine
 from server.bench.stats import Sample, as_json, speedup_by_mode, summarize
 
 
@@ -83,7 +84,9 @@ class TestBaseline:
     """The speed-up's divisor, read from `beecode bench` summaries built with its own code."""
 
     @staticmethod
-    def summary(folder: Path, profile: str, speeds: dict[str, list[float]]) -> None:
+    def summary(
+        folder: Path, profile: str, speeds: dict[str, list[float]], **conditions: object
+    ) -> None:
         samples = [
             Sample(f"p{i}", mode, 0, 0.7, 100, tok_s, 1.0, 10, 0, None, None)
             for mode, values in speeds.items()
@@ -96,6 +99,7 @@ class TestBaseline:
             "model": "qwen",
             "rows": as_json(rows),
             "speedup_by_mode": speedup_by_mode(rows),
+            **conditions,
         }
         (folder / "summary.json").write_text(json.dumps(data))
 
@@ -112,15 +116,37 @@ class TestBaseline:
     def test_bench_report_gives_the_latest_verdict(self, tmp_path: Path) -> None:
         self.summary(tmp_path / "20260101-000000", "tiny", {"none": [20, 40], "ngram": [50, 80]})
         report = bench_report("tiny", tmp_path)
-        assert report[-3:] == [
+        assert report[-4:] == [
             "Latest run 20260101-000000: profile tiny, qwen",
             "  no speculation: 30.0 tok/s",
             "  ngram: ×2.24 over no speculation",  # geometric mean of 2.5 and 2.0
+            f"  from {tmp_path / '20260101-000000' / 'summary.json'}",
         ]
         assert bench_report("big", tmp_path)[-1] == "No run yet for profile big."
 
     def test_bench_report_says_when_a_mode_costs_speed(self, tmp_path: Path) -> None:
         self.summary(tmp_path / "20260101-000000", "tiny", {"none": [40], "ngram-mod": [38]})
-        assert bench_report("tiny", tmp_path)[-1].startswith(
+        assert bench_report("tiny", tmp_path)[-2].startswith(
             "  ngram-mod costs speed on these prompts (0.95x of none): n-gram drafts pay only"
         )
+
+    def test_bench_report_names_the_conditions_of_its_figures(self, tmp_path: Path) -> None:
+        """A run's figures hold for its machine, load and build: the report says which, with
+        the load now beside the load then."""
+        info = machine()  # what `beecode bench` writes into its summary
+        self.summary(
+            tmp_path / "20260101-000000",
+            "tiny",
+            {"none": [20], "ngram": [30]},
+            date="2026-01-01T00:00:00+0000",
+            machine=info,
+            interleaved=True,
+            servers=[{"mode": "none", "build_info": "b7000-abc"}, {"build_info": "b7000-abc"}],
+        )
+        measured, engine = bench_report("tiny", tmp_path)[-3:-1]
+        assert measured.startswith(
+            f"  measured 2026-01-01T00:00:00+0000, on {info['cores']} cores, {info['cpu']}, "
+            f"load {info['load_avg_1m']} (now "
+        )
+        assert measured.endswith("), modes interleaved")
+        assert engine == "  engine b7000-abc"

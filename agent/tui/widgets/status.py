@@ -11,11 +11,12 @@ from agent.context.prefill import seconds_text
 from agent.events import RequestStats
 from agent.faces.contract import Facts, ServerView
 from agent.tui import format as fmt
-from agent.tui.throughput import LiveRate, throughput_parts
+from agent.tui.throughput import LiveRate, speedup_source, throughput_parts
 
 
 class ThroughputLine(Static):
-    """Decode speed, draft acceptance, prompt cache and the session's tok/s sparkline."""
+    """Decode speed, draft acceptance, prompt cache and the session's tok/s sparkline; a
+    speed-up's source (the rate it divides by, measured how) is its tooltip."""
 
     def show(
         self,
@@ -27,6 +28,7 @@ class ThroughputLine(Static):
         speculative = facts.speculative if facts else None
         parts = throughput_parts(turn, live, history, speculative)
         self.update(Content.assemble(*parts))
+        self.tooltip = speedup_source(turn, speculative)
 
 
 class StatusLine(Static):
