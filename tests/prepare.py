@@ -25,12 +25,12 @@ def _say(text: str) -> None:
 
 
 def main() -> int:
-    last = [0.0]
+    last, start = [0.0], time.monotonic()
 
     def build(p: BuildProgress) -> None:
         if not p.total or time.monotonic() - last[0] >= EVERY_S:
             last[0] = time.monotonic()
-            _say(f"building llama-server {p.describe()}")
+            _say(f"building llama-server {p.describe()} ({last[0] - start:.0f} s in)")
 
     def fetch(what: str, done: int, total: int) -> None:
         if time.monotonic() - last[0] >= EVERY_S:

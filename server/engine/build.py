@@ -27,9 +27,11 @@ from server.engine.buildlog import BuildLog
 from server.engine.cmake_build import (
     BuildOptions,
     BuildProgress,
+    build_command,
     build_env,
     build_jobs,
     cmake_args,
+    generator_changed,
     progress_lines,
 )
 from server.engine.gpu import gpus
@@ -175,19 +177,14 @@ def _build(
     step("fetch_s")
     env = build_env(options, work)
     args = cmake_args(options, fetched)
+    if generator_changed(work / "build", args):
+        log.note("the build tool changed since the last try: configuring afresh")
+        shutil.rmtree(work / "build")
     configure = ["cmake", "-S", str(fetched.tree), "-B", str(work / "build"), *args]
     log.run(configure, what="cmake configure", env=env)
     step("configure_s")
     jobs = build_jobs(options)
-    compile_ = [
-        "cmake",
-        "--build",
-        str(work / "build"),
-        "--target",
-        "llama-server",
-        "-j",
-        str(jobs),
-    ]
+    compile_ = build_command(work / "build", jobs)
     try:
         log.run(compile_, what="engine build", env=env, on_line=progress_lines(progress))
     except BuildError as exc:

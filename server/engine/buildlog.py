@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import ctypes
 import os
 import re
 import signal
@@ -14,6 +15,22 @@ from server.errors import BuildError
 
 TAIL_LINES = 30
 _ERROR_LINE = re.compile(r"error|fatal|killed|not found", re.IGNORECASE)
+PR_SET_PDEATHSIG = 1
+
+
+def _dies_with_us() -> Callable[[], None]:
+    """A preexec_fn: the child gets SIGTERM when the thread that started it dies, even by
+    SIGKILL, and ninja or make stop their compilers on it; no orphan build goes on beside the
+    next try in the same work folder."""
+    prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork
+    parent = os.getpid()
+
+    def setup() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # we died before prctl took effect
+            os._exit(1)
+
+    return setup
 
 
 class BuildLog:
@@ -70,6 +87,7 @@ class BuildLog:
                 text=True,
                 errors="replace",
                 start_new_session=True,  # so an interrupted build takes its compilers with it
+                preexec_fn=_dies_with_us(),
             )
         except FileNotFoundError as exc:
             raise self.failure(f"{what}: {args[0]} not found") from exc

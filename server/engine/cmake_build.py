@@ -14,6 +14,7 @@ from typing import Literal
 from server.engine.eta import time_left
 from server.engine.gpu import find_nvcc
 from server.engine.sources import FetchedSource
+from server.paths import cache_dir
 
 GIB = 1024**3
 # Peak compiler memory per job; FA_ALL_QUANTS CUDA template instances are what get OOM-killed.
@@ -30,18 +31,17 @@ class BuildOptions:
 
 
 # KV cache types whose same-type pair a CUDA build has flash-attention kernels for without
-# GGML_CUDA_FA_ALL_QUANTS (ggml-cuda/CMakeLists.txt: fattn-vec f16, bf16, q8_0, q4_0; Bee adds its
-# turbo types, paired with anything). All pairs cost a build many times as long (~20 min on a
-# 4090 desktop against 8 on 16 cores), so only a profile that names another pair gets them.
+# GGML_CUDA_FA_ALL_QUANTS (upstream's default GGML_CUDA_FA_QUANTS: f16, bf16, q8_0, q4_0; Bee
+# v0.2.0 compiles those and its turbo kernels, but refuses K != V in fattn.cu without the flag).
+# All pairs cost a build many times as long (~20 min on a 4090 desktop against 8 on 16 cores),
+# so only a profile that names another pair gets them.
 FA_PAIRED_TYPES = frozenset({"f16", "bf16", "q8_0", "q4_0"})
 
 
 def needs_all_quants(cache_type_k: str | None, cache_type_v: str | None) -> bool:
     """Whether a CUDA build needs GGML_CUDA_FA_ALL_QUANTS for this K/V pair (None: f16)."""
     k, v = cache_type_k or "f16", cache_type_v or "f16"
-    if k.startswith("turbo") or v.startswith("turbo"):
-        return False
-    return not (k == v and k in FA_PAIRED_TYPES)
+    return not (k == v and (k in FA_PAIRED_TYPES or k.startswith("turbo")))
 
 
 @dataclass(frozen=True)
@@ -86,12 +86,40 @@ def cmake_args(options: BuildOptions, fetched: FetchedSource) -> list[str]:
 
 def build_env(options: BuildOptions, work: Path) -> dict[str, str]:
     env = dict(os.environ)
-    # ccache hashes absolute paths; relative to the temporary build root they repeat across builds.
+    # ccache hashes absolute paths; relative to the work folder they repeat across builds. Its
+    # cache sits beside the engines unless the user chose one.
     env["CCACHE_BASEDIR"] = str(work)
+    env.setdefault("CCACHE_DIR", str(cache_dir() / "ccache"))
     nvcc = find_nvcc()
     if options.backend == "cuda" and nvcc is not None and "CUDACXX" not in env:
         env["CUDACXX"] = nvcc  # CMake looks on PATH only; the toolkit often is not there
     return env
+
+
+def _cache_entry(build: Path, name: str) -> str | None:
+    """A value from build/CMakeCache.txt, None where there is none."""
+    try:
+        text = (build / "CMakeCache.txt").read_text(errors="replace")
+    except OSError:
+        return None
+    match = re.search(rf"^{name}:\w+=(.*)$", text, re.MULTILINE)
+    return match.group(1) if match else None
+
+
+def generator_changed(build: Path, args: list[str]) -> bool:
+    """Whether an earlier try configured `build` with another generator than args name (ninja
+    installed or removed since): cmake refuses to configure that folder again."""
+    made = _cache_entry(build, "CMAKE_GENERATOR")
+    return made is not None and made != ("Ninja" if "Ninja" in args else "Unix Makefiles")
+
+
+def build_command(build: Path, jobs: int) -> list[str]:
+    """The configured build tool (ninja or make) run directly: on SIGTERM it stops its
+    compilers, where `cmake --build` would die alone and leave them running."""
+    tool = _cache_entry(build, "CMAKE_MAKE_PROGRAM")
+    if not tool:
+        return ["cmake", "--build", str(build), "--target", "llama-server", "-j", str(jobs)]
+    return [tool, "-C", str(build), "-j", str(jobs), "llama-server"]
 
 
 def mem_available_bytes() -> int | None:

