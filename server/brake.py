@@ -157,25 +157,37 @@ def measure_of(timings: Timings, way: Way) -> Measure:
     )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Probed:
+    """What a probe pair cost: its seconds, and the prompt tokens it read in (and their
+    seconds), which the request after it then finds cached: they are that request's cost."""
+
+    seconds: float
+    prompt_n: int = 0
+    prompt_s: float = 0.0
+
+
 def probe_pair(
     brake: Brake, url: str, body: dict[str, Any], api_key: str | None, context: int | None = None
-) -> float:
+) -> Probed:
     """Send ``body`` twice, ``PROBE_TOKENS`` long, drafting off then on, and give the brake both
-    measures; return the seconds the pair took. A server that refuses the off field is marked
-    as one the brake cannot hold."""
+    measures. A server that refuses the off field is marked as one the brake cannot hold."""
     probe = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
     probe.update(stream=False, max_tokens=PROBE_TOKENS, cache_prompt=True)
     start = time.monotonic()
     measures: list[Measure] = []
+    prompt_n, prompt_s = 0, 0.0
     pair: tuple[tuple[Way, dict[str, Any]], ...] = (("off", OFF_FIELDS), ("on", {}))
     for way, extra in pair:
         try:
             reply = complete(url, {**probe, **extra}, api_key=api_key, timeout_s=PROBE_TIMEOUT_S)
-            measures.append(measure_of(Timings.from_json(reply["timings"]), way))
+            timings = Timings.from_json(reply["timings"])
         except (ServerError, KeyError, TypeError):
             if way == "off":
                 brake.held = False
             brake.record_probe_failed(context)
-            return time.monotonic() - start
+            return Probed(time.monotonic() - start, prompt_n, prompt_s)
+        measures.append(measure_of(timings, way))
+        prompt_n, prompt_s = prompt_n + timings.prompt_n, prompt_s + timings.prompt_ms / 1000
     brake.record_probe(measures[0], measures[1], context)
-    return time.monotonic() - start
+    return Probed(time.monotonic() - start, prompt_n, prompt_s)

@@ -110,7 +110,7 @@ def _complete(
     brake, probe_s = target.brake, 0.0
     if brake is not None:
         if brake.needs_probe():
-            probe_s = probe_pair(brake, target.url, body, target.api_key)
+            probe_s = probe_pair(brake, target.url, body, target.api_key).seconds
         body.update(brake.fields())
     paused = "speculative.n_max" in body
     try:

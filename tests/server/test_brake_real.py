@@ -57,7 +57,7 @@ def test_a_request_can_turn_drafting_off(dflash_url: str) -> None:
 def test_a_probe_pair_pauses_a_drafter_that_never_pays(dflash_url: str) -> None:
     brake = Brake()
     body = {"messages": CODE, "temperature": 0.0}
-    assert probe_pair(brake, dflash_url, body, None) > 0
+    assert probe_pair(brake, dflash_url, body, None).seconds > 0
     state = brake.state()
     assert brake.held and state.paused
     assert state.ratio is not None and state.ratio < 1
