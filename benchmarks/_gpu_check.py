@@ -81,7 +81,8 @@ def main() -> int:
         print(f"no {kind} {backend} engine built: run `gpu_check.sh build`", file=sys.stderr)
         return 1
     engine = engines[-1]
-    bee = probe(engine.binary).is_bee
+    dialect = probe(engine.binary)
+    bee = dialect.is_bee
     summary["engine"] = {"binary": str(engine.binary), "commit": engine.commit, "bee": bee}
 
     start = time.monotonic()
@@ -89,7 +90,7 @@ def main() -> int:
     target = write_random_target(
         ensure_model(SMOLLM2_135M), models / "target.gguf", SHAPE_TINY if args.cpu else SHAPE_8B
     )
-    arch = drafter_arch(bee)
+    arch = drafter_arch(dialect)
     drafter = write_random_dflash_drafter(target, models / "drafter.gguf", arch=arch)
     summary["models"] = {
         "target_bytes": target.stat().st_size,
