@@ -24,9 +24,12 @@ pytestmark = [
 
 BEECODE = Path(sys.executable).parent / "beecode"
 PROMPT = "Reply with one word: pineapple"
-# A finished turn's line: server figures (no "~" estimate), drafts (tiny speculates), prompt cache.
+# A finished turn's line: server figures (no "~" estimate), drafts (tiny speculates; the brake may
+# have paused them), prompt cache.
 THROUGHPUT = re.compile(
-    r"^ *\d+\.\d tok/s.*(draft \d+/\d+|0 drafted).*prompt \S+ cached / \S+ new", re.M
+    r"^ *\d+\.\d tok/s.*(draft \d+/\d+|0 drafted|drafting paused: [\d.]+x)"
+    r".*prompt \S+ cached / \S+ new",
+    re.M,
 )
 
 
