@@ -12,15 +12,16 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import httpx2  # the openai SDK's HTTP transport: its errors reach us mid-stream unwrapped
 import openai
 
-from agent.events import DraftingNote, RequestStats
+from agent.events import RequestStats
+from agent.model.braking import after_request, before_request
 from agent.model.stats import UNUSABLE_STATS, StreamClock, turn_stats, with_drafted_steps
-from server.brake import Brake, Measure, Probed, Way, probe_pair
+from server.brake import Brake
 from server.client import get_metrics, openai_base_url
 from server.errors import ServerError
 
@@ -209,7 +210,7 @@ class OpenAIChatModel:
         request = self._request(messages, tools, reply_format)
         brake, probed = self._brake, None
         if brake is not None:
-            probed = await self._brake_request(brake, request)
+            probed = await before_request(brake, request, self.base_url, self._api_key)
         if self._counters == {}:  # counters to measure this request against
             self._counters = await self._read_counters() or self._counters
         try:
@@ -247,46 +248,8 @@ class OpenAIChatModel:
                 stats = with_drafted_steps(stats, before, after)
                 self._counters = after
         if brake is not None and stats.source == "server":
-            stats = self._braked(brake, stats, paused="speculative.n_max" in request["extra_body"])
-            if probed is not None:
-                stats = with_probe_prefill(stats, probed)
+            stats = after_request(brake, stats, request, probed)
         yield StreamEnd(finish, stats)
-
-    async def _brake_request(self, brake: Brake, request: dict[str, Any]) -> Probed | None:
-        """A probe pair first where the brake wants one (what it cost); drafting off where
-        drafting loses."""
-        body = {k: v for k, v in request.items() if k != "extra_body"}
-        body.update(request.get("extra_body", {}))
-        probed = None
-        if brake.needs_probe():
-            api_key = self._api_key
-            probed = await asyncio.to_thread(probe_pair, brake, self.base_url, body, api_key)
-        request["extra_body"] = {**request.get("extra_body", {}), **brake.fields()}
-        return probed
-
-    @staticmethod
-    def _braked(brake: Brake, stats: RequestStats, *, paused: bool) -> RequestStats:
-        seconds = stats.predicted_n / stats.decode_tok_s if stats.decode_tok_s else 0.0
-        way: Way = "off" if paused else "on"
-        measure = Measure(way, stats.predicted_n, seconds, stats.draft_n, stats.draft_accepted)
-        context = stats.prompt_n + stats.cache_n  # the band this request was sent in
-        brake.record(measure, context + stats.predicted_n, context)
-        state = brake.state(context)
-        note = DraftingNote(paused, state.ratio, state.held, state.off_tok_s)
-        return replace(stats, drafting=note)
-
-
-def with_probe_prefill(stats: RequestStats, probed: Probed) -> RequestStats:
-    """The request's figures with its probe pair's prefill as its own: the prompt tokens the
-    probe read in are those the request then found cached, so they count as new, with their
-    seconds (a restore that did not take effect still shows as a read-in)."""
-    moved = min(probed.prompt_n, stats.cache_n)
-    if not moved:
-        return stats
-    own_s = stats.prompt_n / stats.prompt_tok_s if stats.prompt_tok_s > 0 else 0.0
-    prompt_n, seconds = stats.prompt_n + moved, own_s + probed.prompt_s
-    rate = prompt_n / seconds if seconds > 0 else stats.prompt_tok_s
-    return replace(stats, prompt_n=prompt_n, cache_n=stats.cache_n - moved, prompt_tok_s=rate)
 
 
 async def _sse_objects(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:
