@@ -22,6 +22,10 @@ from pathlib import Path
 from rich.console import Console
 
 from server.bench.modes import (
+    DFLASH,
+    MTP,
+    NGRAM_TYPES,
+    NONE,
     BenchError,
     Mode,
     Served,
@@ -72,8 +76,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--api-key", help="API key for --endpoint")
     p.add_argument(
         "--modes",
-        help="comma list: none, dflash, ngram-mod, ngram-cache, ngram-simple,"
-        " ngram-map-k, ngram-map-k4v; combine with +, draft-max with @N",
+        help=f"comma list: {', '.join((NONE, DFLASH, MTP, *NGRAM_TYPES))};"
+        " combine with +, draft-max with @N",
     )
     p.add_argument(
         "--draft-max",

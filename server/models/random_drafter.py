@@ -46,10 +46,13 @@ def write_random_dflash_drafter(
 ) -> Path:
     """Write a random DFlash draft for `target` to `out` (atomically) and return `out`."""
     info = read_gguf(target)
-    if info.block_count < 4 or not info.head_count or not info.head_count_kv[0]:
+    # The attention layers' KV heads: a hybrid target's recurrent layers keep none (Qwen 3.6's
+    # layer 0), and a sliding-window one's differ from its full layers' (Gemma 4).
+    n_head_kv = max(info.head_count_kv, default=0)
+    if info.block_count < 4 or not info.head_count or not n_head_kv:
         raise ModelError(f"{target} is too small or too unusual to host a DFlash draft")
     n_embd, head_dim = info.embedding_length, info.key_length
-    n_head, n_head_kv = info.head_count, info.head_count_kv[0]
+    n_head = info.head_count
     target_layers = _spread_layers(info.block_count)
 
     out.parent.mkdir(parents=True, exist_ok=True)

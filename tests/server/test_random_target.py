@@ -127,18 +127,14 @@ def test_the_cpu_engine_loads_and_runs_each_target(
 @pytest.mark.real_server
 @pytest.mark.parametrize(
     "shape",
-    [
-        GEMMA4_TINY,
-        pytest.param(QWEN35_TINY, marks=pytest.mark.xfail(raises=ModelError, strict=True)),
-    ],
+    [GEMMA4_TINY, QWEN35_TINY],
     ids=["gemma4", "qwen35"],
 )
 def test_a_random_drafter_drafts_for_each_target(
     shape: Shape, engine: Engine, smollm2_path: Path, tmp_path: Path, start_server: StartServer
 ) -> None:
-    # Qwen's fails for now: server.models.random_drafter asks the target for KV heads in layer 0,
-    # and Qwen 3.6's layer 0 is a linear-attention one that keeps none. Strict: once the drafter
-    # takes the largest layer's heads, this test passes and the mark must go.
+    # Qwen 3.6's layer 0 is a linear-attention one that keeps no KV: the drafter takes the
+    # attention layers' heads.
     target = write_random_target(smollm2_path, tmp_path / "target.gguf", shape).path
     arch = drafter_arch(probe(engine.binary))
     draft = write_random_dflash_drafter(target, tmp_path / "draft.gguf", arch=arch)
@@ -182,7 +178,6 @@ def test_bee_v0_2_loads_and_runs_the_qwen_target(
 
 
 @pytest.mark.real_server
-@pytest.mark.xfail(raises=ModelError, strict=True)  # the drafter writer, as above
 def test_bee_v0_2_drafts_for_the_qwen_target(
     smollm2_path: Path, tmp_path: Path, start_server: StartServer
 ) -> None:
