@@ -110,7 +110,10 @@ def _complete(
     brake, probe_s = target.brake, 0.0
     if brake is not None:
         if brake.needs_probe():
-            probe_s = probe_pair(brake, target.url, body, target.api_key).seconds
+            # Its prefill is left out, as every request's is (decode rates): the agent's request
+            # after a probe pair finds that prompt cached, so the pair costs only its decoding.
+            probed = probe_pair(brake, target.url, body, target.api_key)
+            probe_s = max(0.0, probed.seconds - probed.prompt_s)
         body.update(brake.fields())
     paused = "speculative.n_max" in body
     try:
@@ -132,7 +135,7 @@ def _complete(
     if brake is not None:
         context = timings.prompt_n + timings.cache_n + timings.predicted_n
         brake.record(measure_of(timings, "off" if paused else "on"), context)
-    # A probe pair's time is the brake's cost: it counts against this request's rate.
+    # A probe pair's decoding is the brake's cost: it counts against this request's rate.
     gen_s = timings.predicted_ms / 1000 + probe_s
     tok_s = timings.predicted_n / gen_s if probe_s and gen_s else timings.predicted_per_second
     sample = Sample(
