@@ -82,6 +82,8 @@ class Config:
     # on resume: at most this many MiB in all (0: none kept), none older than this many days.
     slot_cache_mb: int = 8192
     slot_cache_days: float = 14.0
+    # Most tokens the repository map may take (at most an eighth of the context); 0: no map.
+    repo_map_tokens: int = 1024
     # Settings an untrusted project config tried to set and that were ignored (for a notice).
     ignored_project_settings: list[str] = field(default_factory=list)
 

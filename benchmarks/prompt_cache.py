@@ -8,6 +8,7 @@ cache_n / (cache_n + prompt_n). Target: >= 95% from user turn 2 on. Anchors: age
 changes every turn reach 50% or even 0% on llama-server.
 
     python benchmarks/prompt_cache.py [--turns 10] [--max-tokens 200] [--skill] [--out FILE]
+                                      [--repo-map-tokens N]   (0: no map; map on against off)
 """
 
 from __future__ import annotations
@@ -127,6 +128,7 @@ def main() -> int:
     parser.add_argument("--turns", type=int, help="how many of the script's turns (default all)")
     parser.add_argument("--skill", action="store_true", help="the session that loads a skill")
     parser.add_argument("--max-tokens", type=int, default=200)
+    parser.add_argument("--repo-map-tokens", type=int, help="the map budget (0: none)")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
     info = header("prompt_cache")
@@ -135,7 +137,10 @@ def main() -> int:
     def go() -> int:
         turns: list[dict[str, Any]] = []
         with scratch("cache") as home:
-            workspace = agent_workspace(home / "work", f"max_tokens = {args.max_tokens}\n")
+            config = f"max_tokens = {args.max_tokens}\n"
+            if args.repo_map_tokens is not None:
+                config += f"repo_map_tokens = {args.repo_map_tokens}\n"
+            workspace = agent_workspace(home / "work", config)
             subprocess.run(["git", "init", "-q", str(workspace)], check=True)
             env = isolated_env(home)
             with served("tiny", home / "server.log") as (url, _plan):

@@ -188,3 +188,15 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("BEECODE_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("BEECODE_DATA_DIR", str(tmp_path / "data"))
     return home
+
+
+@pytest.fixture(autouse=True)
+def repo_map_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """The repository map's tags cache in a folder of the test run's own, not the user's cache."""
+    from agent.context.repomap import cache
+
+    folder = tmp_path_factory.getbasetemp() / "repomap-cache"
+    monkeypatch.setattr(cache, "default_folder", lambda: folder)
+    return folder

@@ -124,11 +124,18 @@ def costly_messages(
 
 
 def context_parts(
-    messages: list[dict[str, Any]], schemas: list[dict[str, Any]], counter: TokenCounter
+    messages: list[dict[str, Any]],
+    schemas: list[dict[str, Any]],
+    counter: TokenCounter,
+    repo_map: str = "",
 ) -> list[tuple[str, int]]:
-    """What the context holds, in tokens (counting may ask the server: not on a UI thread)."""
+    """What the context holds, in tokens (counting may ask the server: not on a UI thread).
+    ``repo_map``: the map the system prompt ends with, counted on a line of its own."""
+    system = counter.count_messages(messages[:1])
+    mapped = [("repository map", counter.count_text(repo_map))] if repo_map else []
     return [
-        ("system prompt", counter.count_messages(messages[:1])),
+        ("system prompt", system - sum(n for _, n in mapped)),
+        *mapped,
         ("tool schemas", counter.count_tools(schemas)),
         ("conversation", counter.count_messages(messages[1:])),
     ]

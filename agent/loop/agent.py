@@ -20,12 +20,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agent.config import Config
 from agent.context.mentions import attach_mentions
 from agent.context.prefill import PrefillRate, announce_costly
 from agent.context.prompt import TokenCounter, should_compact
+from agent.context.repomap.session import SessionMap
 from agent.events import (
     ErrorEvent,
     EventSink,
@@ -49,6 +51,9 @@ from agent.sessions.store import Session, SessionError
 from tools.registry import ToolRegistry
 from tools.tool import Image, ToolContext, ToolResult
 
+if TYPE_CHECKING:  # tree-sitter loads only when a map is built
+    from agent.context.repomap import RepoMap
+
 
 class Agent:
     def __init__(
@@ -66,10 +71,12 @@ class Agent:
         policy: StepPolicy | None = None,
         vision: bool = False,
         prefill: PrefillRate | None = None,
+        repo_map: RepoMap | None = None,
     ) -> None:
         """``policy``: the session's step policy (native when None; ``agent.small`` makes the
         small models'). ``vision``: the model reads images, so those tools return are shown to
-        it. ``prefill``: the server's measured prefill rate, which prices what is sent."""
+        it. ``prefill``: the server's measured prefill rate, which prices what is sent.
+        ``repo_map``: the repository map, the system prompt's last block (``SessionMap``)."""
         self.model, self.registry, self.session, self.config = model, registry, session, config
         self.permissions = permissions  # faces change its mode at run time
         self.n_ctx, self.vision = n_ctx, vision
@@ -81,6 +88,7 @@ class Agent:
         self.policy.bind(Surroundings(registry, permissions, self._reads, ctx.workspace))
         self._notice = self.policy.notice  # said once, at the first turn
         self._system = system
+        self.repo_map = SessionMap(repo_map, session) if repo_map is not None else None
         self.messages: list[dict[str, Any]] = [self._system_message()]
         # The system prompt is rebuilt each run; sessions hold the conversation after it.
         kept = [m for m in session.messages() if m.get("role") != "system"]
@@ -102,6 +110,7 @@ class Agent:
         self._runner.start_turn()
         content, attached = attach_mentions(user_text, workspace)
         self._reads.seen.update(attached)
+        await self._refresh_map(attached)
         self._add({"role": "user", "content": content})
         self._task = asyncio.create_task(self._steps(turn))
         try:
@@ -112,6 +121,8 @@ class Agent:
             finished = self._finished(turn, "cancelled", "Cancelled by the user.")
         finally:
             self._task = None
+        if self.repo_map is not None:
+            self.repo_map.add_focus(finished.facts.files)
         emit(finished)
         return finished
 
@@ -256,7 +267,16 @@ class Agent:
         stop_after_calls(turn, self._runner.denied_again, self.policy.stuck, calls[-1].error)
 
     def _system_message(self) -> dict[str, Any]:
-        return {"role": "system", "content": self.policy.system(self._system)}
+        text = self.repo_map.text if self.repo_map is not None else ""
+        prompt = self._system + (f"\n\n{text.rstrip()}" if text else "")
+        return {"role": "system", "content": self.policy.system(prompt)}
+
+    async def _refresh_map(self, named: list[Path]) -> None:
+        """Between turns only: the map, rebuilt when its files or focus changed."""
+        if self.repo_map is not None:
+            self.repo_map.add_focus(named)
+            if await asyncio.to_thread(self.repo_map.refresh):
+                self.messages[0] = self._system_message()
 
     async def _compact(self, emit: EventSink, *, force: bool) -> None:
         if not force:

@@ -36,6 +36,7 @@ from tools.registry import ToolRegistry, default_registry
 from tools.tool import ToolContext
 
 if TYPE_CHECKING:
+    from agent.context.repomap import RepoMap
     from tools.mcp.servers import McpServers
 
 Progress = Callable[[str], None]
@@ -279,7 +280,18 @@ def assemble_agent(
         skills=skills,
         mcp=mcp,
         mcp_budget=tool_budget(config, served.n_ctx),
+        repo_map=repo_map(workspace, config, served),
     )
+
+
+def repo_map(workspace: Path, config: Config, served: ServedModel) -> RepoMap | None:
+    """The session's repository map: ``repo_map_tokens``, at most an eighth of the context."""
+    from agent.context.repomap import RepoMap
+
+    budget = config.repo_map_tokens
+    if served.n_ctx:
+        budget = min(budget, served.n_ctx // 8)
+    return RepoMap(workspace, budget, served.counter.count_text) if budget > 0 else None
 
 
 def prefill_rate(config: Config, served: ServedModel) -> PrefillRate:

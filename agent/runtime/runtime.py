@@ -127,7 +127,12 @@ class Runtime:
             session_id=agent.session.id,
             compact=agent.compact,
             context=lambda: context_report(
-                context_parts(agent.messages, agent.registry.schemas(), agent.counter),
+                context_parts(
+                    agent.messages,
+                    agent.registry.schemas(),
+                    agent.counter,
+                    agent.repo_map.text if agent.repo_map else "",
+                ),
                 agent.n_ctx,
                 agent.prefill,
             ),
