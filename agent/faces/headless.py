@@ -46,7 +46,15 @@ from agent.runtime import RefusedRequest, Runtime
 from agent.runtime.assemble import AppError
 from agent.sessions.store import SessionError
 
-EXIT = {"done": 0, "failed": 3, "error": 1, "max_steps": 3, "tool_failures": 3, "cancelled": 130}
+EXIT = {
+    "done": 0,
+    "failed": 3,
+    "error": 1,
+    "max_steps": 3,
+    "tool_failures": 3,
+    "blocked": 3,
+    "cancelled": 130,
+}
 PROGRESS_EVERY_S = 10.0  # a build's or a download's bar on stderr, at most this often
 HEADLESS_DENIAL = (
     "No user is present to approve this (headless run); it was not run. "
