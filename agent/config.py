@@ -27,6 +27,7 @@ from server.paths import config_dir
 
 Mode = Literal["ask", "auto-edit", "yolo", "plan"]
 ToolMode = Literal["auto", "native", "constrained"]
+Notifications = Literal["auto", "off", "terminal", "desktop"]
 
 
 @dataclass
@@ -84,6 +85,15 @@ class Config:
     slot_cache_days: float = 14.0
     # Most tokens the repository map may take (at most an eighth of the context); 0: no map.
     repo_map_tokens: int = 1024
+    # Claude Code's hooks, same shape: [[hooks.PreToolUse]] matcher = "Bash", with
+    # [[hooks.PreToolUse.hooks]] type = "command", command = "...", timeout = 60 (agent.hooks).
+    hooks: dict[str, Any] = field(default_factory=dict)
+    # When a turn ends or waits for approval: auto (the terminal's own notification, and a
+    # desktop one where notify-send or osascript is there, while the terminal is not focused),
+    # terminal, desktop, or off (none, and no notify command).
+    notifications: Notifications = "auto"
+    # A command run with one JSON argument at those points, as Codex's notify: ["cmd", "arg"].
+    notify: list[str] = field(default_factory=list)
     # Settings an untrusted project config tried to set and that were ignored (for a notice).
     ignored_project_settings: list[str] = field(default_factory=list)
 
@@ -108,9 +118,19 @@ _PRIVILEGED = (
     "mcp_servers",
     "trusted_workspaces",
     "pass_env",
+    "hooks",
+    "notify",
 )
 _SAFE_PROJECT_MODES = ("ask", "plan")
-_ACCUMULATE = ("allow", "deny", "extra_roots", "skills_dirs", "mcp_servers", "trusted_workspaces")
+_ACCUMULATE = (
+    "allow",
+    "deny",
+    "extra_roots",
+    "skills_dirs",
+    "mcp_servers",
+    "trusted_workspaces",
+    "hooks",
+)
 _PATH_LISTS = ("extra_roots", "skills_dirs")
 _SPECS: dict[str, Any] = {
     k: v for k, v in get_type_hints(Config).items() if k != "ignored_project_settings"
@@ -217,6 +237,12 @@ def _checked(key: str, value: Any, where: Path | str, text: str = "") -> Any:
         if problem_at:
             raise fail(problem_at[1], f"mcp_servers.{problem_at[0]}" if problem_at[0] else key)
         return {name: dict(entry) for name, entry in value.items()}
+    if key == "hooks":
+        from agent.hooks.load import hooks_problem  # light: json and re
+
+        if problem := hooks_problem(value):
+            raise fail(problem)
+        return dict(value)
     problem, converted = _convert(value, _SPECS[key])
     if problem is None:
         problem = limit_problem(key, converted)
@@ -282,7 +308,9 @@ def _mcp_problem(value: Any) -> tuple[str, str] | None:
 
 def _merge(into: dict[str, Any], new: Mapping[str, Any]) -> None:
     for key, value in new.items():
-        if key in _ACCUMULATE and key in into:
+        if key == "hooks" and key in into:  # per event, the later source's groups after
+            into[key] = {e: into[key].get(e, []) + value.get(e, []) for e in {**into[key], **value}}
+        elif key in _ACCUMULATE and key in into:
             if isinstance(value, dict):
                 into[key] = {**into[key], **value}
             else:

@@ -127,7 +127,10 @@ class StepStats:
     stats: RequestStats
 
 
-StopReason = Literal["done", "failed", "max_steps", "cancelled", "error", "tool_failures"]
+# blocked: a UserPromptSubmit hook refused the prompt, or a hook stopped the turn
+StopReason = Literal[
+    "done", "failed", "max_steps", "cancelled", "error", "tool_failures", "blocked"
+]
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,38 @@ class ErrorEvent:
     message: str
 
 
+HookNoteKind = Literal["output", "error", "blocked"]
+
+
+@dataclass(frozen=True)
+class HookNote:
+    """What a hook (``agent.hooks``) said or did, for the user: its output where it is shown,
+    an error (an exit other than 0 and 2, a timeout: the turn goes on), or what it blocked
+    (a tool call, the prompt, the turn's end)."""
+
+    event: str  # PreToolUse, PostToolUse, UserPromptSubmit, Stop, Notification, SessionStart
+    command: str
+    kind: HookNoteKind
+    text: str
+
+    def line(self) -> str:
+        said = f": {self.text}" if self.text else ""
+        return f"hook {self.event} ({self.command[:60]}) {self.kind}{said}"
+
+
+@dataclass(frozen=True)
+class HooksSkipped:
+    """A project's hooks not run, the workspace not being trusted; told once per session."""
+
+    sources: list[str]
+
+    def line(self) -> str:
+        return (
+            f"hooks not run (the project is not trusted): {', '.join(self.sources)}; to run "
+            "them, add this folder to trusted_workspaces in your user config"
+        )
+
+
 Event = (
     TextDelta
     | ReasoningDelta
@@ -162,5 +197,7 @@ Event = (
     | TurnFinished
     | Notice
     | ErrorEvent
+    | HookNote
+    | HooksSkipped
 )
 EventSink = Callable[[Event], None]

@@ -33,11 +33,13 @@ WARM_WHEELS = Path("/tmp/dl")  # a pre-downloaded copy of the sdist and model wh
 @pytest.fixture
 def beecode_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """beecode's data, state and config dirs in the test's tmp dir (sessions, allow rules, the
-    server record, profiles): nothing of the user's is read or written."""
+    server record, profiles), and Claude Code's (its hooks): nothing of the user's is read or
+    written."""
     for name in ("DATA", "STATE", "CONFIG"):
         folder = tmp_path / name.lower()
         folder.mkdir(exist_ok=True)
         monkeypatch.setenv(f"BEECODE_{name}_DIR", str(folder))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
 
 
 @pytest.fixture
@@ -187,6 +189,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("BEECODE_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("BEECODE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
     return home
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from agent.commands.turns import CommandAgent, setup_skills
 from agent.config import Config, Mode
 from agent.context.prompt import TokenCounter, system_prompt
+from agent.hooks.session import Hooks
 from agent.loop.agent import Agent
 from agent.model.endpoint import ChatModel
 from agent.model.scripted import Script, ScriptedModel
@@ -36,6 +37,7 @@ def agent_on(
     n_ctx: int | None = None,
     system: str | None = None,
     skills: bool = False,
+    with_hooks: bool = False,
     **config: Any,
 ) -> Agent:
     """An agent in ``ws`` talking to ``model``, in permission ``mode``, with ``registry`` (the
@@ -44,7 +46,8 @@ def agent_on(
     ``config``: ``Config`` fields over ``tool_mode="native"``; the step policy is the session's
     for that tool mode (``agent.small.session_policy``). ``skills``: a ``CommandAgent`` with the
     workspace's skills and commands. ``system``: the system prompt; when None, ``TEST_SYSTEM``,
-    or with ``skills`` the real prompt with their catalogue."""
+    or with ``skills`` the real prompt with their catalogue. ``with_hooks``: the hooks the runtime
+    would load for ``ws`` (``Hooks.configured``)."""
     config.setdefault("tool_mode", "native")
     cfg = Config(permission_mode=mode, **config)
     ctx = ToolContext(ws)
@@ -56,11 +59,14 @@ def agent_on(
         setup = setup_skills(ws, cfg, tools, ctx, permissions, TokenCounter(None).count_text)
         kind, tools, prompt = CommandAgent, setup.registry, system_prompt("", setup.catalogue)
         extra = {"skills": setup}
+    session = session or Session.create(ws)
+    if with_hooks:
+        extra["hooks"] = Hooks.configured(ws, cfg, session, lambda: permissions.mode)
     return kind(
         model,
         tools,
         permissions,
-        session or Session.create(ws),
+        session,
         cfg,
         ctx,
         system=prompt if system is None else system,

@@ -3,7 +3,8 @@
 Output formats: ``text`` (the answer on stdout; tool calls and a stats line on stderr),
 ``json`` (one object: result, stop_reason, figures (the turn's figures, as the TUI shows them:
 ``agent.model.stats.TurnFigures``), turns (each request's), tool_calls, the turn's facts as
-changes, commands, failed and doubts, session_id) and ``stream-json``
+changes, commands, failed and doubts, hooks (what they said or blocked, those skipped; also
+``beecode:`` lines on stderr in every format), session_id) and ``stream-json``
 (every event as one JSON line, then the same result object with ``"type": "result"``). In
 every format the server start's progress goes to stderr: its steps, and the bars of a build or a
 download with the time they have left (``ProgressLines``).
@@ -12,8 +13,10 @@ Nobody is there to answer a permission prompt, so a call the permission mode wou
 denied, with a note on stderr and a message telling the model why. Pick the mode that fits the
 task: ``--permission-mode auto-edit`` (edits run), ``yolo`` (everything runs), or allow rules.
 
-Exit status: 0 done, 1 error, 2 usage, 3 stopped by the step limit or repeated tool failures
-or answered after a failed step that was not recovered, 130 interrupted.
+Exit status: 0 done, 1 error, 2 usage, 3 stopped by the step limit, repeated tool failures or
+a hook, or answered after a failed step that was not recovered, 130 interrupted. Nothing but
+the answer or the JSON goes to stdout: no terminal escapes (notifications are the notify
+command's and the Notification hooks' here).
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from typing import Any, TextIO
 from agent.config import Config, ignored_note
 from agent.events import (
     Event,
+    HookNote,
+    HooksSkipped,
     PermissionDecision,
     PermissionRequest,
     RequestStats,
@@ -46,7 +51,15 @@ from agent.runtime import RefusedRequest, Runtime
 from agent.runtime.assemble import AppError
 from agent.sessions.store import SessionError
 
-EXIT = {"done": 0, "failed": 3, "error": 1, "max_steps": 3, "tool_failures": 3, "cancelled": 130}
+EXIT = {
+    "done": 0,
+    "failed": 3,
+    "error": 1,
+    "max_steps": 3,
+    "tool_failures": 3,
+    "blocked": 3,
+    "cancelled": 130,
+}
 PROGRESS_EVERY_S = 10.0  # a build's or a download's bar on stderr, at most this often
 HEADLESS_DENIAL = (
     "No user is present to approve this (headless run); it was not run. "
@@ -147,6 +160,7 @@ class HeadlessFace:
     ) -> None:
         self.format, self.out, self.err, self.facts = output_format, out, err, facts
         self.tool_calls: dict[str, dict[str, Any]] = {}
+        self.hooks: list[dict[str, Any]] = []  # what hooks said or blocked, and those skipped
 
     def emit(self, event: Event) -> None:
         if self.format == "stream-json":
@@ -170,6 +184,9 @@ class HeadlessFace:
                     shown = f"{event.name} {json.dumps(event.arguments)[:160]}"
                     note = " (recovered from the reply's text)" if event.recovered else ""
                     print(f"→ {shown}{note}", file=self.err)
+            case HookNote() | HooksSkipped():
+                self.hooks.append(event_json(event))
+                print(f"beecode: {event.line()}", file=self.err)
             case ToolCallFinished():
                 self.tool_calls.setdefault(event.call_id, {"id": event.call_id, "name": event.name})
                 self.tool_calls[event.call_id].update(
@@ -185,6 +202,7 @@ class HeadlessFace:
             "turns": [dataclasses.asdict(s) for s in finished.stats],
             "tool_calls": list(self.tool_calls.values()),
             **facts_json(finished.facts),
+            "hooks": self.hooks,
             "session_id": session_id,
         }
         if self.format == "json":

@@ -37,7 +37,9 @@ from agent.events import (
     StopReason,
     TurnFinished,
 )
-from agent.loop.calls import CallRunner, images_message, text_only
+from agent.hooks.load import HookSet
+from agent.hooks.session import Hooks
+from agent.loop.calls import CallRunner, images_message, message_text, text_only
 from agent.loop.citations import cited_doubts
 from agent.loop.compaction import shorter_history
 from agent.loop.policy import Step, StepPolicy, Surroundings
@@ -72,11 +74,13 @@ class Agent:
         vision: bool = False,
         prefill: PrefillRate | None = None,
         repo_map: RepoMap | None = None,
+        hooks: Hooks | None = None,
     ) -> None:
         """``policy``: the session's step policy (native when None; ``agent.small`` makes the
         small models'). ``vision``: the model reads images, so those tools return are shown to
         it. ``prefill``: the server's measured prefill rate, which prices what is sent.
-        ``repo_map``: the repository map, the system prompt's last block (``SessionMap``)."""
+        ``repo_map``: the repository map, the system prompt's last block (``SessionMap``).
+        ``hooks``: the session's hooks (``agent.hooks``; none when None)."""
         self.model, self.registry, self.session, self.config = model, registry, session, config
         self.permissions = permissions  # faces change its mode at run time
         self.n_ctx, self.vision = n_ctx, vision
@@ -93,7 +97,8 @@ class Agent:
         # The system prompt is rebuilt each run; sessions hold the conversation after it.
         kept = [m for m in session.messages() if m.get("role") != "system"]
         self.messages += kept if vision else [text_only(m) for m in kept]  # resumed elsewhere
-        self._runner = CallRunner(registry, permissions, ctx, session)
+        self.hooks = hooks or Hooks(HookSet(), ctx.workspace, session.id)
+        self._runner = CallRunner(registry, permissions, ctx, session, self.hooks)
         self._task: asyncio.Task[TurnFinished] | None = None
         # Read the next request's figures once (the runtime checks a prompt-cache restore).
         self.on_next_stats: Callable[[RequestStats], Notice | None] | None = None
@@ -101,18 +106,12 @@ class Agent:
 
     async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
         """One user turn: model and tool steps until the model answers or the turn stops."""
-        workspace, self._cancelled = self._reads.workspace, False
-        turn = TurnState(emit, FactsRecorder(workspace))
+        self._cancelled, emit = False, self.hooks.watching(emit)
+        turn = TurnState(emit, FactsRecorder(self._reads.workspace))
         if self._notice:
             emit(Notice(self._notice))
             self._notice = ""
-        self.policy.start_turn(user_text)
-        self._runner.start_turn()
-        content, attached = attach_mentions(user_text, workspace)
-        self._reads.seen.update(attached)
-        await self._refresh_map(attached)
-        self._add({"role": "user", "content": content})
-        self._task = asyncio.create_task(self._steps(turn))
+        self._task = asyncio.create_task(self._turn(user_text, turn))
         try:
             finished = await self._task
         except asyncio.CancelledError:
@@ -123,6 +122,8 @@ class Agent:
             self._task = None
         if self.repo_map is not None:
             self.repo_map.add_focus(finished.facts.files)
+        if finished.stop_reason != "cancelled":
+            await self.hooks.turn_over(finished.final_text, emit)
         emit(finished)
         return finished
 
@@ -138,6 +139,20 @@ class Agent:
         self.registry.close()
         self.counter.close()
 
+    async def _turn(self, user_text: str, turn: TurnState) -> TurnFinished:
+        """The prompt's hooks, then the steps; a prompt they block is neither sent nor kept."""
+        said = await self.hooks.start_turn(user_text, len(self.messages) > 1, turn.emit)
+        if said.blocked or said.halt:
+            why = said.halt or said.block_text()
+            return self._finished(turn, "blocked", f"A hook blocked the prompt: {why}")
+        self.policy.start_turn(user_text)
+        self._runner.start_turn()
+        content, attached = attach_mentions(user_text, self._reads.workspace)
+        self._reads.seen.update(attached)
+        await self._refresh_map(attached)
+        self._add({"role": "user", "content": "\n\n".join([content, *said.context])})
+        return await self._steps(turn)
+
     async def _steps(self, turn: TurnState) -> TurnFinished:
         try:
             for turn.step in range(self.config.max_steps):
@@ -147,14 +162,15 @@ class Agent:
                     finished = (
                         None if answer is None else self._finish(turn, answer, reply.reasoning)
                     )
-                    if finished:
+                    if finished and not await self._sent_on(turn, finished):
                         return finished
-                    continue  # set aside, or sent back: the policy asks for another step
+                    continue  # set aside, sent back, or on by a Stop hook: another step
                 self._add(reply.message())
                 await self._run_calls(reply.calls, turn)
                 if (closing := self.policy.closing(self.registry.schemas())) is not None:
                     reply = await self._ask(turn, closing)
-                    if finished := self._finish(turn, self.policy.closing_words(reply, turn.emit)):
+                    finished = self._finish(turn, self.policy.closing_words(reply, turn.emit))
+                    if finished and not await self._sent_on(turn, finished):
                         return finished
             raise TurnStop(
                 "max_steps", f"Stopped: reached the step limit ({self.config.max_steps})."
@@ -166,12 +182,19 @@ class Agent:
             turn.emit(ErrorEvent(str(e)))
             return self._finished(turn, "error", str(e))
 
+    async def _sent_on(self, turn: TurnState, finished: TurnFinished) -> bool:
+        """Whether a Stop hook sends the model on; its reason is then the next user message."""
+        reason = await self.hooks.stop(finished.final_text, turn.emit)
+        if reason is not None:
+            self._add({"role": "user", "content": f"Stop hook feedback: {reason}"})
+        return reason is not None
+
     def _finish(self, turn: TurnState, answer: str, reasoning: str = "") -> TurnFinished | None:
         """The answer, checked against the facts, kept as the policy shows it (see _finished);
         None where the policy sends it back to the model with what contradicts it."""
         seen = turn.facts
         facts = seen.facts(self.session.id, self.session.turn_mark)
-        said = "\n".join([*map(_text, self.messages), *seen.outputs])
+        said = "\n".join([*map(message_text, self.messages), *seen.outputs])
         found = cited_doubts(answer, facts, seen.workspace, said, seen.earlier)
         found += self.policy.doubts(answer, facts, seen)
         last = turn.step + 1 >= self.config.max_steps  # no step left to answer again in
@@ -197,7 +220,9 @@ class Agent:
         context size, and once more (then gives up) when the server still says it does not fit."""
         self._tools_sent = step.tools  # a summary request sends them too: the same prefix
         await self._compact(turn.emit, force=False)
-        await self._announce_costly(turn.emit)
+        new, self._unpriced = self._unpriced, []  # priced once, when first sent
+        limit = self.config.prefill_notice_s
+        await announce_costly(new, self.messages, self.counter, self.prefill, limit, turn.emit)
         for attempt in range(2):
             reply = Reply()
             messages = self.messages
@@ -264,18 +289,20 @@ class Agent:
         if images:  # after every result: a tool message holds text only in the chat API
             self._add(images_message(images))
         self.policy.after_calls()
-        stop_after_calls(turn, self._runner.denied_again, self.policy.stuck, calls[-1].error)
+        stuck, denied = self.policy.stuck, self._runner.denied_again
+        stop_after_calls(turn, denied, stuck, calls[-1].error, self.hooks.halt)
 
     def _system_message(self) -> dict[str, Any]:
         text = self.repo_map.text if self.repo_map is not None else ""
         prompt = self._system + (f"\n\n{text.rstrip()}" if text else "")
         return {"role": "system", "content": self.policy.system(prompt)}
 
-    async def _refresh_map(self, named: list[Path]) -> None:
-        """Between turns only: the map, rebuilt when its files or focus changed."""
+    async def _refresh_map(self, named: list[Path], *, rewritten: bool = False) -> None:
+        """The map follows the tree only where the prompt cache is lost anyway: before a
+        conversation's first message, or once compaction ``rewritten`` it (``SessionMap``)."""
         if self.repo_map is not None:
-            self.repo_map.add_focus(named)
-            if await asyncio.to_thread(self.repo_map.refresh):
+            cache_lost = rewritten or len(self.messages) == 1
+            if await asyncio.to_thread(self.repo_map.update, named, cache_lost):
                 self.messages[0] = self._system_message()
 
     async def _compact(self, emit: EventSink, *, force: bool) -> None:
@@ -288,11 +315,6 @@ class Agent:
                 return
         emit(Notice(await self.compact()))
 
-    async def _announce_costly(self, emit: EventSink) -> None:
-        new, self._unpriced = self._unpriced, []  # priced once, when first sent
-        limit = self.config.prefill_notice_s
-        await announce_costly(new, self.messages, self.counter, self.prefill, limit, emit)
-
     async def compact(self) -> str:
         """Shorten the history (``agent.loop.compaction``); returns a one-line note."""
         before = len(self.messages)
@@ -301,16 +323,10 @@ class Agent:
             return "Nothing to compact: the conversation is one short exchange."
         self.messages = shorter
         self.session.append({"type": "compaction", "messages": self.messages[1:]})
+        await self._refresh_map([], rewritten=True)
         return f"Compacted the conversation: {before} messages -> {len(self.messages)}."
 
     def _add(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
         self._unpriced.append(message)
         self.session.append({"type": "message", "message": message})
-
-
-def _text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, list):  # parts: text and images
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return content if isinstance(content, str) else ""

@@ -8,6 +8,7 @@ is logged to the session.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import difflib
 import json
 import time
@@ -23,8 +24,10 @@ from agent.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from agent.hooks.outcome import Outcome
+from agent.hooks.session import Hooks
 from agent.model.reply import Call
-from agent.permissions.rules import Permissions
+from agent.permissions.rules import Decision, Permissions
 from agent.sessions.store import Session
 from tools.files import small_text, unified_diff
 from tools.paths import expanded
@@ -40,7 +43,12 @@ PREVIEW_MAX_BYTES = 1_000_000  # bigger files are previewed by their arguments, 
 
 class CallRunner:
     def __init__(
-        self, registry: ToolRegistry, permissions: Permissions, ctx: ToolContext, session: Session
+        self,
+        registry: ToolRegistry,
+        permissions: Permissions,
+        ctx: ToolContext,
+        session: Session,
+        hooks: Hooks,
     ) -> None:
         self.registry, self.permissions, self.ctx, self.session = (
             registry,
@@ -48,6 +56,7 @@ class CallRunner:
             ctx,
             session,
         )
+        self.hooks = hooks
         self.denied: set[tuple[str, str]] = set()  # (tool, subject) the user denied this turn
         self.denied_again: str | None = None  # set when the model asked again for one of them
 
@@ -95,6 +104,7 @@ class CallRunner:
     async def _admit(self, call: Call, tool: Tool, emit: EventSink) -> str | None:
         """None when the call may run, else what the model is told."""
         name, args = call.name, self._args(call)
+        said = await self.hooks.pre_tool(name, tool, args, call.id, emit)
         kind, subject = tool.kind(args), tool.subject(args)
         decision = self.permissions.check(name, kind, subject, tool.paths(args))
         routed = tool.routes_to(args) if isinstance(tool, Router) else None
@@ -103,6 +113,7 @@ class CallRunner:
             tool, args = routed
             name, kind, subject = tool.name, tool.kind(args), tool.subject(args)
             decision = self.permissions.check(name, kind, subject, tool.paths(args))
+        decision = _hooked(decision, said, self.hooks.halt)
         verdict, reason = decision.verdict, decision.reason
         told = f"Error: permission denied ({reason}).{NO_RETRY}"
         if verdict == "ask" and (call.name, subject) in self.denied:  # never asked twice
@@ -150,6 +161,8 @@ class CallRunner:
             result = ToolResult(
                 f"Error: {call.name} failed: {type(e).__name__}: {e}", is_error=True
             )
+        told = await self.hooks.post_tool(call.name, tool, self._args(call), call.id, result, emit)
+        result = dataclasses.replace(result, output=result.output + told) if told else result
         emit(
             ToolCallFinished(
                 call.id,
@@ -161,6 +174,19 @@ class CallRunner:
             )
         )
         return result
+
+
+def _hooked(decision: Decision, said: Outcome, halt: str | None) -> Decision:
+    """The permission decision with the PreToolUse hooks' word: a block or deny refuses, ask
+    asks; allow spares only a question: a deny rule or plan mode still refuses."""
+    if halt is not None or said.blocked or said.permission == "deny":
+        why = halt or said.blocked or said.reason or "no reason given"
+        return Decision("deny", f"PreToolUse hook: {why}")
+    if decision.verdict == "allow" and said.permission == "ask":
+        return Decision("ask", f"PreToolUse hook asks: {said.reason or 'no reason given'}")
+    if decision.verdict == "ask" and said.permission == "allow":
+        return Decision("allow", f"PreToolUse hook allows: {said.reason or 'no reason given'}")
+    return decision
 
 
 def _refuse(call: Call, told: str, emit: EventSink, *, denied: bool = False) -> ToolResult:
@@ -194,6 +220,14 @@ def text_only(message: dict[str, Any]) -> dict[str, Any]:
     dropped = len(content) - len(parts)
     note = {"type": "text", "text": f"[{dropped} image(s) left out: this model reads no images]"}
     return {**message, "content": parts + [note] * bool(dropped)}
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """A message's words (the text parts of one with images)."""
+    content = message.get("content")
+    if isinstance(content, list):  # parts: text and images
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else ""
 
 
 def preview(args: dict[str, Any], workspace: Path) -> str:

@@ -9,14 +9,15 @@ from agent.events import EventSink, RequestStats
 from agent.loop.record import FactsRecorder
 
 MAX_INVALID_STREAK = 3  # invalid calls in a row before the turn stops
+Reason = Literal["max_steps", "tool_failures", "done", "blocked"]
 
 
 class TurnStop(Exception):
     """Ends the turn early with a stop reason and a message for the user."""
 
-    def __init__(self, reason: Literal["max_steps", "tool_failures", "done"], message: str) -> None:
+    def __init__(self, reason: Reason, message: str) -> None:
         super().__init__(message)
-        self.reason: Literal["max_steps", "tool_failures", "done"] = reason
+        self.reason: Reason = reason
 
 
 @dataclasses.dataclass
@@ -29,11 +30,18 @@ class TurnState:
 
 
 def stop_after_calls(
-    turn: TurnState, denied_again: str | None, stuck: str | None, last_error: str | None
+    turn: TurnState,
+    denied_again: str | None,
+    stuck: str | None,
+    last_error: str | None,
+    halted: str | None = None,
 ) -> None:
-    """Raise ``TurnStop`` where the turn cannot go on after a step's calls: the model asked
-    again for what the user denied (their next word decides), the same call kept giving the
-    same result, or too many invalid calls in a row."""
+    """Raise ``TurnStop`` where the turn cannot go on after a step's calls: a hook said not to
+    go on (``halted``: its stopReason), the model asked again for what the user denied (their
+    next word decides), the same call kept giving the same result, or too many invalid calls
+    in a row."""
+    if halted:
+        raise TurnStop("blocked", f"Stopped by a hook: {halted}")
     if denied_again:
         raise TurnStop(
             "done",

@@ -20,6 +20,7 @@ from agent.config import Config, workspace_trusted
 from agent.context.memory import project_memory
 from agent.context.prefill import PrefillRate
 from agent.context.prompt import TokenCounter, system_prompt
+from agent.hooks.session import Hooks
 from agent.loop.agent import Agent
 from agent.mcp_config import McpSetup
 from agent.model.endpoint import ChatModel, OpenAIChatModel
@@ -264,11 +265,12 @@ def assemble_agent(
     )
     skills = setup_skills(workspace, config, registry, ctx, permissions, served.counter.count_text)
     skills.loaded.registry.add(prompt_commands(mcp))  # /server:prompt
+    session = earlier or Session.create(workspace)
     return CommandAgent(
         served.chat,
         skills.registry,
         permissions,
-        earlier or Session.create(workspace),
+        session,
         config,
         ctx,
         system=system_prompt(project_memory(workspace), skills.catalogue),
@@ -281,6 +283,7 @@ def assemble_agent(
         mcp=mcp,
         mcp_budget=tool_budget(config, served.n_ctx),
         repo_map=repo_map(workspace, config, served),
+        hooks=Hooks.configured(workspace, config, session, lambda: permissions.mode),
     )
 
 

@@ -25,6 +25,7 @@ from agent.permissions.rules import MODES
 from agent.tui import commands
 from agent.tui.completion import McpOffers
 from agent.tui.history import PromptHistory
+from agent.tui.notify import AwayNotifier
 from agent.tui.screens.info import PickScreen
 from agent.tui.screens.main import MainScreen
 from agent.tui.slash import SlashCommands
@@ -64,6 +65,9 @@ class BeeApp(App[None]):
         self.main = MainScreen(CheckpointUndo(backend.workspace), PromptHistory(history_path))
         self.slash = SlashCommands(self)
         backend.ask_mcp = self._ask_mcp
+        config = getattr(backend, "config", None)
+        mode = config.notifications if isinstance(config, Config) else "auto"
+        self.main.away = AwayNotifier(self, mode)
 
     def on_mount(self) -> None:
         self.push_screen(self.main)

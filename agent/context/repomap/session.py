@@ -6,8 +6,8 @@ after the system message's text, so any change there re-reads the tools and the 
 conversation. The system prompt's end is still the cheapest place that every template accepts:
 a message after the system message would save only the tools (hundreds of tokens) and needs
 either a second system message or two user messages in a row, which some templates reject. So
-the map changes only between turns, only when the files or the focus changed and the new text
-differs, and never within a turn.
+the map changes only where the prompt cache is lost anyway (before a conversation's first
+message, at compaction), only when the files or the focus changed and the new text differs.
 
 Each new text is recorded in the session with its focus, so a resumed session starts from the
 map it last sent (the saved prompt cache then still matches) and rebuilds to the same text
@@ -50,6 +50,12 @@ class SessionMap:
                 self.focus.add(full.resolve().relative_to(root).as_posix())
             except (OSError, ValueError):
                 continue
+
+    def update(self, named: Iterable[Path | str], cache_lost: bool) -> bool:
+        """Lean toward the ``named`` files; rebuild only where the ``cache_lost`` anyway (the
+        model saw its own changes in the turns since). Whether the text changed."""
+        self.add_focus(named)
+        return cache_lost and self.refresh()
 
     def refresh(self) -> bool:
         """Rebuild if needed (between turns only); whether the text changed."""

@@ -26,6 +26,8 @@ from textual.widgets import Footer
 from agent.events import (
     ErrorEvent,
     Event,
+    HookNote,
+    HooksSkipped,
     Notice,
     PermissionDecision,
     PermissionRequest,
@@ -55,6 +57,7 @@ STOP_NOTES = {
     "failed": ("the turn ended after a step that failed", "warning"),
     "max_steps": ("stopped at the step limit", "warning"),
     "tool_failures": ("stopped after repeated tool failures", "warning"),
+    "blocked": ("stopped by a hook", "warning"),
 }
 LIVE_REFRESH_S = 0.25  # the live tok/s estimate is redrawn at most this often
 FRAME_S = 1 / 60  # agent events are drained at most once per frame (Textual's 60 fps)
@@ -94,6 +97,8 @@ class MainScreen(Screen[None]):
         self._finished_emitted = False
         self._end_drawn = threading.Event()  # a stream's end drained and drawn
         self._end_drained = False  # drained, its frame still to draw
+        # (title, body): tells a user away from the terminal (``agent.tui.notify``)
+        self.away: Callable[[str, str], None] = lambda title, body: None
 
     def compose(self) -> ComposeResult:
         yield Conversation()
@@ -242,6 +247,10 @@ class MainScreen(Screen[None]):
                 await view.note(message, level)
             case ErrorEvent(message=message):
                 await view.note(message, "error")
+            case HookNote():
+                await view.note(event.line(), "info" if event.kind == "output" else "warning")
+            case HooksSkipped():
+                await view.note(event.line(), "warning")
             case TurnFinished():
                 await self._finish(event)
 
@@ -263,6 +272,7 @@ class MainScreen(Screen[None]):
 
         if not request.future.done():
             self.app.push_screen(PermissionScreen(request), answer)
+            self.away("beecode needs your approval", f"{request.tool} {request.subject[:80]}")
 
     async def _finish(self, finished: TurnFinished) -> None:
         await self.conversation.close_streams()
@@ -276,4 +286,6 @@ class MainScreen(Screen[None]):
             await self.conversation.note(*note)
         self.busy = False
         self.refresh_lines()
+        if finished.stop_reason != "cancelled":
+            self.away("beecode is done", finished.final_text or finished.stop_reason)
         self.turns_finished += 1  # counted once drawn: the tests and benchmarks wait on it

@@ -1,5 +1,5 @@
-"""The map in the agent: the system prompt's last block, byte-identical across turns while the
-tree is, rebuilt between turns when it changed, priced in /context; and sent to a real server."""
+"""The map in the agent: the system prompt's last block, byte-identical across turns, rebuilt
+where the prompt cache is lost anyway (compaction), priced in /context; sent to a real server."""
 
 from __future__ import annotations
 
@@ -34,18 +34,22 @@ def quiet(_event: Event) -> None:
     pass
 
 
-async def test_the_map_holds_across_turns_and_follows_a_change(repo: Path) -> None:
-    agent = make_agent(repo, [answer("one"), answer("two"), answer("three")])
+async def test_the_map_holds_across_turns_and_follows_a_change_at_compaction(repo: Path) -> None:
+    replies = [answer(f"reply {n}") for n in range(4)] + [answer("summary"), answer("last")]
+    agent = make_agent(repo, replies)
     model = agent.model
     await agent.run_turn("look around", quiet)
-    await agent.run_turn("and again", quiet)
     (repo / "app" / "extra.py").write_text("def brand_new_helper():\n    pass\n")
+    for n in range(3):  # a change mid-conversation keeps the prefix
+        await agent.run_turn(f"and again {n}", quiet)
+    assert (await agent.compact()).startswith("Compacted")  # read in anew: the map follows
     await agent.run_turn("once more", quiet)
-    first, second, third = systems(model.requests)  # type: ignore[attr-defined]
+    sent = systems(model.requests)  # type: ignore[attr-defined]
+    first, after = sent[0], sent[-1]
     assert "# Repository map" in first and "app/core.py:" in first
-    assert first == second  # nothing changed: not a byte moved
-    assert third != second and "def brand_new_helper():" in third
-    assert third.startswith(agent._system)  # the rules and the rest first, the map last
+    assert len(set(sent[:5])) == 1  # not a byte moved before compaction, though a file changed
+    assert after != first and "def brand_new_helper():" in after
+    assert after.startswith(agent._system)  # the rules and the rest first, the map last
 
 
 async def test_a_resumed_session_starts_from_the_map_it_sent(repo: Path) -> None:
