@@ -20,3 +20,20 @@ def file_lock(folder: Path, name: str) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def lock_if_free(folder: Path, name: str) -> Iterator[bool]:
+    """Hold folder/.locks/<name>.lock if no one holds it (True), else do not wait (False)."""
+    locks = folder / ".locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    with (locks / f"{name}.lock").open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -3,7 +3,8 @@
 A build runs in a work folder beside the cache (`.build-<key>`) and is renamed into place only
 when complete, under a per-build file lock: concurrent callers wait for one build, and a killed
 build leaves nothing that looks finished. A build that failed or was killed keeps its work folder,
-so the next try resumes (the fetched tree is reused, the compiler redoes only what is missing).
+so the next try resumes (the fetched tree is reused, the compiler redoes only what is missing);
+a work folder left untried for ABANDONED_DAYS goes when a later build completes.
 Each engine folder holds bin/llama-server, build.log and build.json.
 """
 
@@ -47,7 +48,7 @@ from server.engine.sources import (
     source_identity,
 )
 from server.errors import BuildError, ServerError
-from server.locks import file_lock
+from server.locks import file_lock, lock_if_free
 from server.paths import cache_dir, state_dir
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
 RECIPE = 2  # 2: upstream trees patched (server.engine.patches)
 RECORD = "build.json"
 BINARY = "bin/llama-server"
+ABANDONED_DAYS = 14.0  # a failed build's work folder is kept this long for a resume
 
 
 @dataclass(frozen=True)
@@ -149,8 +151,26 @@ def ensure_engine(
             shutil.rmtree(final)
         os.rename(stage, final)  # atomic: the engine appears complete or not at all
         shutil.rmtree(work, ignore_errors=True)
+    prune_abandoned_builds()
     dialect_probe.remember(final / BINARY, probed)
     return _engine_from(final)
+
+
+def prune_abandoned_builds(max_age_days: float = ABANDONED_DAYS) -> list[Path]:
+    """Delete the work folders of builds that failed or were killed and not tried again for
+    ``max_age_days`` (a CUDA build's is gigabytes), unless a build holds its lock now."""
+    cutoff, pruned = time.time() - max_age_days * 86400, []
+    for work in engines_dir().glob(".build-*"):
+        try:
+            newest = max([work.stat().st_mtime, *(p.stat().st_mtime for p in work.iterdir())])
+        except OSError:
+            continue
+        if newest < cutoff:
+            with lock_if_free(engines_dir(), work.name.removeprefix(".build-")) as free:
+                if free:
+                    shutil.rmtree(work, ignore_errors=True)
+                    pruned.append(work)
+    return pruned
 
 
 def cached_engine(source: EngineSource, options: BuildOptions) -> Engine | None:

@@ -3,6 +3,7 @@ real builds of small local CMake trees through server.engine.build."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import signal
@@ -14,9 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from server.engine.build import BuildOptions, BuildProgress, engine_key, engines_dir, ensure_engine
+from server.engine.build import (
+    ABANDONED_DAYS,
+    BuildOptions,
+    BuildProgress,
+    engine_key,
+    engines_dir,
+    ensure_engine,
+    prune_abandoned_builds,
+)
 from server.engine.sources import EngineSource
 from server.errors import BuildError
+from server.locks import file_lock
 from tests.server import build_trees
 from tests.server.build_trees import FAKE_CMAKE, published
 
@@ -150,3 +160,20 @@ def test_a_try_after_the_build_tool_changed_configures_afresh(
     log = engine.log.read_text()
     assert "resuming the build" in log and "configuring afresh" in log
     assert re.search(r"^\$ \S*make -C ", log, re.MULTILINE)  # the configured tool, run directly
+
+
+def test_abandoned_work_folders_go_and_held_or_recent_ones_stay(private_cache: Path) -> None:
+    old = time.time() - (ABANDONED_DAYS + 1) * 86400
+    folders = {}
+    for name in ("abandoned", "recent", "held"):
+        work = engines_dir() / f".build-{name}"
+        (work / "build").mkdir(parents=True)
+        (work / "build" / "obj.o").write_bytes(b"x" * 64)
+        if name != "recent":
+            for path in (work / "build", work):
+                os.utime(path, (old, old))
+        folders[name] = work
+    with file_lock(engines_dir(), "held"):  # a build of that key runs now
+        pruned = prune_abandoned_builds()
+    assert pruned == [folders["abandoned"]] and not folders["abandoned"].exists()
+    assert folders["recent"].is_dir() and folders["held"].is_dir()
