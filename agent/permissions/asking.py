@@ -35,6 +35,8 @@ async def admitted(
         reason = f"user: {answer.choice}"
         if always := answer.choice == "allow_always":
             reason += " " + permissions.allow_always(tool, subject)
+        elif answer.choice == "deny" and answer.message:  # the face's account: nobody to ask
+            reason = answer.message
     session.append(
         {"type": "permission", "tool": tool, "subject": subject, "reason": reason}
         | {"verdict": "allow" if allowed else "deny"}

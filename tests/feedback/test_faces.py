@@ -75,3 +75,16 @@ async def test_lint_typed_in_the_tui_runs_and_the_model_fixes_it(workspace: Path
         assert [b.has_class("-failed") for b in blocks] == [True, False]
         assert str(blocks[0].title).startswith("✗ lint  .venv/bin/ruff check")
         assert (workspace / "app.py").read_text() == GOOD
+
+
+def test_a_headless_run_that_cannot_ask_says_the_check_did_not_run(ws: Path) -> None:
+    python_project(ws, "ruff")
+    replies = [call("write", {"path": "app.py", "content": BAD}), text("done")]
+    agent, _ = make_agent(ws, replies, mode="auto-edit", lsp=False)
+    out, err = io.StringIO(), io.StringIO()
+    assert run_agent(agent, "write app.py", "text", out, err, "s1") == 0
+
+    said = err.getvalue()
+    assert f"beecode: denied bash({LINE}): a headless run cannot ask" in said
+    assert f"beecode: check lint `{LINE}`: not_run (No user is present to approve this" in said
+    assert out.getvalue().strip() == "done"
