@@ -57,6 +57,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--endpoint", metavar="URL", help="an OpenAI-compatible server to use")
     parser.add_argument("--profile", metavar="NAME", help="the managed server profile")
     parser.add_argument("--tool-mode", choices=("auto", "native", "constrained"))
+    parser.add_argument("--lint-cmd", metavar="CMD", help="the project's lint command")
+    parser.add_argument("--test-cmd", metavar="CMD", help="the project's test command")
+    checks = "after a turn's changes, and send failures to the model"
+    parser.add_argument("--auto-lint", action=argparse.BooleanOptionalAction, help=f"lint {checks}")
+    parser.add_argument("--auto-test", action=argparse.BooleanOptionalAction, help=f"test {checks}")
     parser.add_argument(
         "-c",
         "--continue",
@@ -116,6 +121,10 @@ def _dispatch(args: list[str]) -> int:
         "profile": options.profile,
         "max_steps": options.max_steps,
         "tool_mode": options.tool_mode,
+        "lint_cmd": options.lint_cmd,
+        "test_cmd": options.test_cmd,
+        "auto_lint": options.auto_lint,
+        "auto_test": options.auto_test,
     }
     try:
         config = load_config(workspace, flags)

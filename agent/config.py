@@ -94,6 +94,19 @@ class Config:
     notifications: Notifications = "auto"
     # A command run with one JSON argument at those points, as Codex's notify: ["cmd", "arg"].
     notify: list[str] = field(default_factory=list)
+    # The project's own checks, fed back to the model after a turn that changed files
+    # (agent.feedback): a command line or an argv list; None: detected (ruff, pytest, npm test,
+    # go test, cargo test...). A lint command's "{files}" becomes the changed files. Each runs
+    # as a bash command would: the same permission rules, sandbox and environment; never in plan.
+    lint_cmd: str | list[str] | None = None
+    test_cmd: str | list[str] | None = None
+    auto_lint: bool = True  # lint after a turn's changes, when a lint command is known
+    auto_test: bool = False
+    lsp: bool = True  # a language server's errors too, where one is installed (basedpyright)
+    check_rounds: int = 2  # times per turn the model is sent back to fix what a check found
+    lint_timeout_s: float = 30.0
+    test_timeout_s: float = 120.0
+    lsp_timeout_s: float = 30.0
     # Settings an untrusted project config tried to set and that were ignored (for a notice).
     ignored_project_settings: list[str] = field(default_factory=list)
 
@@ -262,7 +275,8 @@ def _convert(value: Any, hint: Any) -> tuple[str | None, Any]:
     origin = get_origin(hint)
     if origin in (Union, types.UnionType):
         options = [arg for arg in get_args(hint) if arg is not type(None)]
-        return _convert(value, options[0])
+        tried = [_convert(value, option) for option in options]
+        return next((t for t in tried if t[0] is None), tried[0])
     if origin is Literal:
         choices = get_args(hint)
         if value in choices:

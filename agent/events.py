@@ -187,6 +187,30 @@ class HooksSkipped:
         )
 
 
+CheckKind = Literal["lint", "test", "lsp"]
+# not_run: denied, plan mode, or no tool to run it with (the summary says which)
+CheckStatus = Literal["passed", "failed", "timed_out", "not_run"]
+
+
+@dataclass(frozen=True)
+class CheckStarted:
+    """One of the project's own checks (``agent.feedback``) starts: a lint or test command, or
+    a language server's diagnostics (``command`` names the server)."""
+
+    kind: CheckKind
+    command: str
+
+
+@dataclass(frozen=True)
+class CheckFinished:
+    kind: CheckKind
+    command: str
+    status: CheckStatus
+    summary: str  # one line: what failed, or that it passed
+    output: str = ""  # what the model is told of it (cut to what matters); "" when it passed
+    duration_s: float = 0.0
+
+
 Event = (
     TextDelta
     | ReasoningDelta
@@ -199,5 +223,7 @@ Event = (
     | ErrorEvent
     | HookNote
     | HooksSkipped
+    | CheckStarted
+    | CheckFinished
 )
 EventSink = Callable[[Event], None]

@@ -17,6 +17,10 @@ CEILINGS: dict[str, float] = {
     "max_steps": 10_000,
     "stall_timeout_s": 86_400,
     "prefill_notice_s": 86_400,
+    "lint_timeout_s": 86_400,
+    "test_timeout_s": 86_400,
+    "lsp_timeout_s": 86_400,
+    "check_rounds": 100,
 }
 
 

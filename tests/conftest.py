@@ -30,6 +30,18 @@ if TYPE_CHECKING:
 WARM_WHEELS = Path("/tmp/dl")  # a pre-downloaded copy of the sdist and model wheels, when present
 
 
+@pytest.fixture(autouse=True)
+def no_project_checks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The project's checks (agent.feedback) find no command and no language server, unless a
+    test is marked ``project_checks``: a ruff on the developer's PATH, or the basedpyright that
+    the test extra installs beside beecode, must not add steps to other tests' scripted turns."""
+    if request.node.get_closest_marker("project_checks") is None:
+        from agent.feedback import run
+
+        monkeypatch.setattr(run, "checks", lambda workspace, config: {})
+        monkeypatch.setattr(run, "find_server", lambda workspace: None)
+
+
 @pytest.fixture
 def beecode_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """beecode's data, state and config dirs in the test's tmp dir (sessions, allow rules, the

@@ -55,6 +55,8 @@ BUILT_IN: tuple[Command, ...] = (
     Command("redo", "Undo the last /undo"),
     Command("rewind", "Like /undo, and cut the conversation back to before them", "[N]"),
     Command("diff", "Show uncommitted changes in the workspace"),
+    Command("lint", "Run the project's lint command; the model fixes what it finds"),
+    Command("test", "Run the project's tests; the model fixes what fails"),
     Command("stats", "Speed and draft figures of every turn"),
     Command("context", "What the context holds, in tokens and seconds to prefill"),
     Command("server", "Show or hide the server panel"),

@@ -10,7 +10,6 @@ with the skill tool; its allowed-tools then hold for the rest of that turn.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,11 +23,11 @@ from agent.config import Config
 from agent.events import (
     EventSink,
     Notice,
-    PermissionDecision,
-    PermissionRequest,
     TurnFinished,
 )
+from agent.feedback.requested import REQUESTED, run_requested
 from agent.loop.agent import Agent
+from agent.permissions.asking import admitted
 from agent.permissions.rules import Permissions
 from skills.disclose import activation, catalogue, substitute
 from skills.skill import Skill
@@ -109,6 +108,12 @@ class CommandAgent(Agent):
         command = self.commands.get(parsed[0]) if parsed else None
         if parsed is None or command is None:
             text, skill = user_text, None
+        elif command.kind == "built-in" and command.name in REQUESTED:
+            outcome = await run_requested(command.name, self.feedback, emit)
+            if isinstance(outcome, TurnFinished):
+                emit(outcome)
+                return outcome
+            text, skill = outcome, None
         elif command.kind == "built-in":  # the TUI carries these out; one reaching here cannot run
             finished = TurnFinished([], "error", f"/{command.name} is a command of the TUI.")
             emit(finished)
@@ -162,26 +167,9 @@ class CommandAgent(Agent):
         """True when the skill may be used: trusted, approved before, or allowed now."""
         if skill.trusted or skill.name in self.skills.approved:
             return True
-        decision = self.permissions.check(TOOL_NAME, "execute", skill.name, [])
-        allowed, reason = decision.verdict == "allow", decision.reason
-        if decision.verdict == "ask":
-            future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
-            why = f"the skill {skill.name} comes from a project you have not trusted"
-            emit(
-                PermissionRequest(
-                    f"skill-{skill.name}", TOOL_NAME, "execute", skill.name, why, future
-                )
-            )
-            answer = await future
-            allowed, reason = (
-                answer.choice in ("allow_once", "allow_always"),
-                f"user: {answer.choice}",
-            )
-            if answer.choice == "allow_always":
-                reason += " " + self.permissions.allow_always(TOOL_NAME, skill.name)
-        self.session.append(
-            {"type": "permission", "tool": TOOL_NAME, "subject": skill.name, "reason": reason}
-            | {"verdict": "allow" if allowed else "deny"}
+        why = f"the skill {skill.name} comes from a project you have not trusted"
+        allowed, reason, _ = await admitted(
+            self.permissions, self.session, emit, f"skill-{skill.name}", TOOL_NAME, skill.name, why
         )
         if not allowed:
             emit(Notice(f"/{skill.name}: not used ({reason})", "warning"))

@@ -2,7 +2,8 @@
 
 Output formats: ``text`` (the answer on stdout; tool calls and a stats line on stderr),
 ``json`` (one object: result, stop_reason, figures (the turn's figures, as the TUI shows them:
-``agent.model.stats.TurnFigures``), turns (each request's), tool_calls, the turn's facts as
+``agent.model.stats.TurnFigures``), turns (each request's), tool_calls, checks (the project's
+lint, tests and language server, as run after the turn's changes), the turn's facts as
 changes, commands, failed and doubts, hooks (what they said or blocked, those skipped; also
 ``beecode:`` lines on stderr in every format), session_id) and ``stream-json``
 (every event as one JSON line, then the same result object with ``"type": "result"``). In
@@ -34,6 +35,7 @@ from typing import Any, TextIO
 
 from agent.config import Config, ignored_note
 from agent.events import (
+    CheckFinished,
     Event,
     HookNote,
     HooksSkipped,
@@ -161,6 +163,7 @@ class HeadlessFace:
         self.format, self.out, self.err, self.facts = output_format, out, err, facts
         self.tool_calls: dict[str, dict[str, Any]] = {}
         self.hooks: list[dict[str, Any]] = []  # what hooks said or blocked, and those skipped
+        self.checks: list[dict[str, Any]] = []  # the project's checks run (agent.feedback)
 
     def emit(self, event: Event) -> None:
         if self.format == "stream-json":
@@ -187,6 +190,11 @@ class HeadlessFace:
             case HookNote() | HooksSkipped():
                 self.hooks.append(event_json(event))
                 print(f"beecode: {event.line()}", file=self.err)
+            case CheckFinished():
+                self.checks.append(event_json(event))
+                if self.format == "text":
+                    ran = f"{event.kind} `{event.command}`" if event.command else event.kind
+                    print(f"beecode: check {ran}: {event.status} ({event.summary})", file=self.err)
             case ToolCallFinished():
                 self.tool_calls.setdefault(event.call_id, {"id": event.call_id, "name": event.name})
                 self.tool_calls[event.call_id].update(
@@ -201,6 +209,7 @@ class HeadlessFace:
             "figures": figures.as_json() if figures else None,
             "turns": [dataclasses.asdict(s) for s in finished.stats],
             "tool_calls": list(self.tool_calls.values()),
+            "checks": self.checks,
             **facts_json(finished.facts),
             "hooks": self.hooks,
             "session_id": session_id,

@@ -37,6 +37,7 @@ from agent.events import (
     StopReason,
     TurnFinished,
 )
+from agent.feedback.run import Feedback
 from agent.hooks.load import HookSet
 from agent.hooks.session import Hooks
 from agent.loop.calls import CallRunner, images_message, message_text, text_only
@@ -99,6 +100,7 @@ class Agent:
         self.messages += kept if vision else [text_only(m) for m in kept]  # resumed elsewhere
         self.hooks = hooks or Hooks(HookSet(), ctx.workspace, session.id)
         self._runner = CallRunner(registry, permissions, ctx, session, self.hooks)
+        self.feedback = Feedback(config, ctx, permissions, session)  # the project's checks
         self._task: asyncio.Task[TurnFinished] | None = None
         # Read the next request's figures once (the runtime checks a prompt-cache restore).
         self.on_next_stats: Callable[[RequestStats], Notice | None] | None = None
@@ -138,6 +140,7 @@ class Agent:
         """Stop what the tools keep running (background jobs) and the token counter's client."""
         self.registry.close()
         self.counter.close()
+        self.feedback.close()
 
     async def _turn(self, user_text: str, turn: TurnState) -> TurnFinished:
         """The prompt's hooks, then the steps; a prompt they block is neither sent nor kept."""
@@ -147,6 +150,7 @@ class Agent:
             return self._finished(turn, "blocked", f"A hook blocked the prompt: {why}")
         self.policy.start_turn(user_text)
         self._runner.start_turn()
+        self.feedback.start_turn()
         content, attached = attach_mentions(user_text, self._reads.workspace)
         self._reads.seen.update(attached)
         await self._refresh_map(attached)
@@ -183,11 +187,19 @@ class Agent:
             return self._finished(turn, "error", str(e))
 
     async def _sent_on(self, turn: TurnState, finished: TurnFinished) -> bool:
-        """Whether a Stop hook sends the model on; its reason is then the next user message."""
-        reason = await self.hooks.stop(finished.final_text, turn.emit)
-        if reason is not None:
-            self._add({"role": "user", "content": f"Stop hook feedback: {reason}"})
-        return reason is not None
+        """Whether the model is sent on, told why in the next user message: the project's checks
+        failed on the turn's changes while a step is left to fix them in (``agent.feedback``),
+        or a Stop hook says so."""
+        told = None
+        if turn.step + 1 < self.config.max_steps:
+            changed = [*finished.facts.created, *finished.facts.changed]
+            told = await self.feedback.after_turn(changed, turn.emit)
+        if told is None:
+            reason = await self.hooks.stop(finished.final_text, turn.emit)
+            told = None if reason is None else f"Stop hook feedback: {reason}"
+        if told is not None:
+            self._add({"role": "user", "content": told}, within_turn=True)
+        return told is not None
 
     def _finish(self, turn: TurnState, answer: str, reasoning: str = "") -> TurnFinished | None:
         """The answer, checked against the facts, kept as the policy shows it (see _finished);
@@ -287,7 +299,7 @@ class Agent:
                 if call.id not in answered:
                     record(call, ToolResult("Cancelled by the user.", is_error=True))
         if images:  # after every result: a tool message holds text only in the chat API
-            self._add(images_message(images))
+            self._add(images_message(images), within_turn=True)
         self.policy.after_calls()
         stuck, denied = self.policy.stuck, self._runner.denied_again
         stop_after_calls(turn, denied, stuck, calls[-1].error, self.hooks.halt)
@@ -326,7 +338,9 @@ class Agent:
         await self._refresh_map([], rewritten=True)
         return f"Compacted the conversation: {before} messages -> {len(self.messages)}."
 
-    def _add(self, message: dict[str, Any]) -> None:
+    def _add(self, message: dict[str, Any], *, within_turn: bool = False) -> None:
+        """``within_turn``: a user-role message of beecode's, which starts no turn."""
         self.messages.append(message)
         self._unpriced.append(message)
-        self.session.append({"type": "message", "message": message})
+        flag = {"within_turn": True} if within_turn else {}
+        self.session.append({"type": "message", "message": message, **flag})

@@ -171,9 +171,14 @@ class Session:
 
 
 def _is_user_message(record: dict[str, Any]) -> bool:
+    """A user's message, which starts a turn (and its checkpoint mark); not one beecode adds
+    within a turn (``within_turn``: the images tools returned, what the project's checks found)."""
     message = record.get("message")
     return (
-        record["type"] == "message" and isinstance(message, dict) and message.get("role") == "user"
+        record["type"] == "message"
+        and isinstance(message, dict)
+        and message.get("role") == "user"
+        and not record.get("within_turn")
     )
 
 

@@ -24,6 +24,8 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from agent.events import (
+    CheckFinished,
+    CheckStarted,
     ErrorEvent,
     Event,
     HookNote,
@@ -237,6 +239,10 @@ class MainScreen(Screen[None]):
                 await view.tool_finished(event)
             case PermissionRequest():
                 self._ask(event)
+            case CheckStarted():
+                await view.check_started(event)
+            case CheckFinished():
+                await view.check_finished(event)
             case StepStats(stats=stats):
                 self._end_drained = True
                 self._steps.append(stats)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
-from agent.events import ToolCallFinished, ToolCallStarted
+from agent.events import CheckFinished, CheckStarted, ToolCallFinished, ToolCallStarted
 from agent.facts import TurnFacts
 from agent.tui import format as fmt
 
@@ -95,3 +95,34 @@ class ToolBlock(Collapsible):
             body = Static(Content(text), classes="output")
             self.collapsed = not done.is_error
         await self.query_one(Collapsible.Contents).mount(body)
+
+
+class CheckBlock(Collapsible):
+    """One of the project's checks (lint, tests, the language server) run after a turn's
+    changes: its command and outcome on one line; what the model was told expands."""
+
+    def __init__(self, start: CheckStarted) -> None:
+        self.start = start
+        title = self._heading("…", "running")
+        super().__init__(title=title, collapsed=True, classes="tool check")  # type: ignore[arg-type]
+
+    def _heading(self, mark: str, status: str) -> Content:
+        return Content.assemble(
+            (f"{mark} ", ""), (f"{self.start.kind}", "bold"), f"  {self.start.command}",
+            (f"  {status}", "dim"),
+        )  # fmt: skip
+
+    async def finish(self, done: CheckFinished) -> None:
+        bad = done.status in ("failed", "timed_out")
+        mark = {"passed": "✓", "not_run": "–"}.get(done.status, "✗")
+        status = " · ".join(
+            [done.status.replace("_", " "), done.summary, fmt.duration(done.duration_s)]
+        )
+        self.title = self._heading(mark, status)  # type: ignore[assignment]  # typed str
+        self.set_class(bad, "-failed")
+        if done.output:
+            shown, hidden = fmt.tail(done.output, OUTPUT_LINES)
+            text = (f"… {hidden} earlier lines\n" if hidden else "") + shown
+            await self.query_one(Collapsible.Contents).mount(
+                Static(Content(text), classes="output")
+            )

@@ -14,12 +14,12 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from agent.context.mentions import typed_part
-from agent.events import ToolCallFinished, ToolCallStarted
+from agent.events import CheckFinished, CheckStarted, ToolCallFinished, ToolCallStarted
 from agent.facts import TurnFacts
 from agent.tui import collector
 from agent.tui import format as fmt
 from agent.tui.widgets.background import SameRows
-from agent.tui.widgets.blocks import FactsBlock, Note, ToolBlock, UserMessage
+from agent.tui.widgets.blocks import CheckBlock, FactsBlock, Note, ToolBlock, UserMessage
 from agent.tui.widgets.reply import GrowingMarkdown, Transcript
 from agent.tui.widgets.scrollbar import QuickScrolling
 
@@ -70,6 +70,7 @@ class Conversation(SameRows, QuickScrolling, VerticalScroll):
         self._text: Markdown | None = None  # the reply streaming, if any
         self._reasoning: Markdown | None = None
         self._tools: dict[str, ToolBlock] = {}
+        self._checks: dict[str, CheckBlock] = {}  # by kind: one check of a kind runs at a time
         self._hidden = 0  # units hidden above
         self._held: set[Markdown] = set()  # streamed replies whose last frame is not out yet
 
@@ -196,6 +197,18 @@ class Conversation(SameRows, QuickScrolling, VerticalScroll):
         block = self._tools.pop(done.call_id, None)
         if block is None:  # finished without a start we saw (a refused call): show it whole
             block = ToolBlock(ToolCallStarted(done.call_id, done.name, {}))
+            await self._add(block)
+        await block.finish(done)
+
+    async def check_started(self, start: CheckStarted) -> None:
+        await self.close_streams()
+        self._checks[start.kind] = block = CheckBlock(start)
+        await self._add(block)
+
+    async def check_finished(self, done: CheckFinished) -> None:
+        block = self._checks.pop(done.kind, None)
+        if block is None:  # not run (denied, plan mode): no start was told
+            block = CheckBlock(CheckStarted(done.kind, done.command))
             await self._add(block)
         await block.finish(done)
 
