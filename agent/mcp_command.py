@@ -161,7 +161,8 @@ def _test(workspace: Path, config: Config, name: str, entry: tuple[str, Any]) ->
     where, raw = entry
     try:
         if needs_approval(workspace, config, name, where, raw):
-            return _fail(f"{name} is a project server not approved here: beecode mcp approve {name}")
+            approve_it = f"beecode mcp approve {name}"
+            return _fail(f"{name} is a project server not approved here: {approve_it}")
         spec = expanded(server_spec(raw), workspace, os.environ)
     except ValueError as err:
         return _fail(f"{name}: {err}")
