@@ -85,8 +85,9 @@ class Runtime:
             if config.endpoint:
                 raise RefusedRequest("--endpoint fixes the model; /model switches managed profiles")
             config = dataclasses.replace(config, profile=request.profile)
-        # A bad session id fails before a server starts.
+        # A bad session id or an --endpoint nothing answers at fails before any server starts.
         earlier = earlier_session(self.workspace, request.resume, request.continue_latest)
+        self.reach_endpoint(config)
         self.leave_session(progress)  # before a profile switch stops the server
         # /clear, /resume and /model keep live MCP servers; the old agent's own tools are closed.
         setup = mcp_setup(self.workspace, config)
@@ -144,6 +145,13 @@ class Runtime:
         self.mcp.connect()
         for line in self.agent.take_late_mcp():
             progress("step", line)
+
+    def reach_endpoint(self, config: Config) -> None:
+        """AppError with one line when an ``--endpoint`` does not answer at all."""
+        from agent.runtime.assemble import check_endpoint
+
+        if config.endpoint:
+            check_endpoint(config.endpoint)
 
     def serve_model(self, config: Config, progress: Progress, *, switch: bool) -> ServedModel:
         """The model the next agent talks to: the ``--endpoint``, or the managed server of the
