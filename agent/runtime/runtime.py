@@ -58,6 +58,7 @@ class Runtime:
         self.workspace = workspace
         self.config = config
         self.started_server = False  # this runtime started the managed server: stopped on quit
+        self.used_server = False  # it asked for the managed server (started or reused it)
         self.mcp: McpServers | None = None  # the one owner of the MCP connections
         self.agent: Agent | None = None  # the current agent: closed when replaced
         self._model_name = ""
@@ -161,9 +162,10 @@ class Runtime:
         return serve_model(config.endpoint or self._serve(config.profile, progress, switch), config)
 
     def _serve(self, profile: str | None, progress: Progress, switch: bool) -> str:
-        from server.process.detached import up
+        from server.process.detached import known_profile, up
         from server.process.state import down, running
 
+        known_profile(profile)  # a wrong name is told as one, before any server is stopped
         current = running()
         if current is not None and switch and current.profile != profile:
             progress("step", f"stopping the {current.profile} server")
@@ -173,6 +175,7 @@ class Runtime:
             progress("step", f"starting the model server ({profile or 'default profile'})")
         # Reuses the server that runs (or refuses, naming it, when it serves another profile).
         url = up(profile, hooks=_hooks(progress)).url
+        self.used_server = True
         self.started_server = self.started_server or current is None
         return url
 
@@ -267,6 +270,19 @@ class Runtime:
             from server.process.state import down
 
             down()
+
+    def kept_server(self) -> str | None:
+        """One line for a face that ends and leaves the managed server it used running (a
+        headless run: the next one reuses it warm); None when there is none to tell of."""
+        from server.process.state import running
+
+        current = running() if self.used_server and not self.config.endpoint else None
+        if current is None:
+            return None
+        return (
+            f"llama-server (profile {current.profile}) keeps running at {current.url} for the "
+            "next run; `beecode server down` stops it"
+        )
 
     def _mcp_mode(self) -> str:
         from agent.runtime.assemble import SEARCH, tool_budget

@@ -3,27 +3,13 @@ subcommands, and a number flag out of its range is a usage error (exit 2) naming
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.agent.headless_run import beecode
+
 pytestmark = pytest.mark.usefixtures("beecode_dirs")
-ROOT = Path(__file__).parents[2]
-
-
-def beecode(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "agent", *argv],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_help_lists_every_subcommand_with_a_line_each(workspace: Path) -> None:
