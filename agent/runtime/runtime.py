@@ -224,20 +224,21 @@ class Runtime:
     def server(self, log_lines: int) -> ServerView:
         if self.config.endpoint:
             return ServerView(state="external", url=self.config.endpoint)
+        from server.engine.sources import engine_label
         from server.process.state import log_tail, running
 
         current = running()
         if current is None:
             return ServerView(state="down", profile=self.config.profile, can_restart=True)
         engine = current.record.get("engine") or {}
+        label = engine_label(
+            str(engine["kind"]), str(engine["ref"]), engine.get("backend"), engine.get("commit")
+        )
         return ServerView(
             state="up" if current.status == "healthy" else current.status,
             url=current.url,
             profile=current.profile,
-            engine=" ".join(
-                str(engine[k])[:12] for k in ("kind", "ref", "backend", "commit") if engine.get(k)
-            )
-            or None,
+            engine=label if engine.get("kind") and engine.get("ref") else None,
             command=current.argv,
             log_tail=log_tail(current.log_path, log_lines) if log_lines else [],
             can_restart=True,
