@@ -46,6 +46,7 @@ from agent.model.endpoint import ChatModel, ContextOverflow, ModelError
 from agent.model.reply import Call, Reply, collect
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
+from tools.paths import unwritable
 from tools.registry import ToolRegistry
 from tools.tool import Image, ToolContext, ToolResult
 
@@ -79,7 +80,11 @@ class Agent:
         self._reads = Reads(registry, ctx.workspace)
         self.policy = policy or StepPolicy()
         self.policy.bind(Surroundings(registry, permissions, self._reads, ctx.workspace))
-        self._notice = self.policy.notice  # said once, at the first turn
+        # Said once, at the first turn: the step policy's notice, a workspace nothing can be
+        # written in (before a write fails on it).
+        self._notices = [Notice(self.policy.notice)] if self.policy.notice else []
+        if (read_only := unwritable(ctx.workspace)) is not None:
+            self._notices.append(Notice(read_only, "warning"))
         self._system = system
         self.messages: list[dict[str, Any]] = [self._system_message()]
         # The system prompt is rebuilt each run; sessions hold the conversation after it.
@@ -95,9 +100,9 @@ class Agent:
         """One user turn: model and tool steps until the model answers or the turn stops."""
         workspace, self._cancelled = self._reads.workspace, False
         turn = TurnState(emit, FactsRecorder(workspace))
-        if self._notice:
-            emit(Notice(self._notice))
-            self._notice = ""
+        for notice in self._notices:
+            emit(notice)
+        self._notices = []
         self.policy.start_turn(user_text)
         self._runner.start_turn()
         content, attached = attach_mentions(user_text, workspace)
