@@ -221,7 +221,9 @@ class BeeApp(App[None]):
             return
         self._last_interrupt = now
         self.main.cancel_turn()
-        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW_S)
+        self.notify(
+            f"Press Ctrl+C again within {QUIT_WINDOW_S:g} s to quit.", timeout=QUIT_WINDOW_S
+        )
 
     def action_cycle_mode(self) -> None:
         permissions = self.core.permissions if self.core else None
