@@ -28,18 +28,33 @@ if TYPE_CHECKING:
 
 # agent.faces.headless loads openai (~0.6 s); it is imported only for -p, so the TUI starts fast.
 OUTPUT_FORMATS = ("text", "json", "stream-json")  # what agent.faces.headless renders
+SUBCOMMANDS = {  # listed in --help; _dispatch runs each
+    "sessions": "this workspace's sessions, newest first",
+    "undo": "restore the files of the last N turns (undo N | --list | --redo)",
+    "mcp": "MCP servers: list, get, add, remove, test, enable, disable, approve",
+    "skills": "skills and custom commands: list, show, new",
+    "server": "the model server: up, plan, status, logs, down, build, fetch",
+    "doctor": "what this machine has for building and running the engine, and what next",
+    "bench": "decode speed with and without speculation on this machine",
+}
 
 
 def _parser() -> argparse.ArgumentParser:
     # Imported here, not at the top: `beecode server ...` never needs the bash judge (bashlex).
     from agent.permissions.rules import MODES
+    from server.cli.parser import bounded
 
+    commands = "\n".join(f"  {name:<10} {what}" for name, what in SUBCOMMANDS.items())
     parser = argparse.ArgumentParser(
         prog="beecode",
+        usage="beecode [options] | beecode -p TASK [options] | beecode COMMAND ...",
         description="A private, offline coding agent.",
-        epilog="Headless runs (-p) cannot ask for permission: calls the mode would ask about are "
-        "denied (noted on stderr). Use --permission-mode auto-edit or yolo, or allow rules. "
+        epilog="commands (mcp, skills, server, bench, undo: COMMAND --help for more):\n"
+        f"{commands}\n\n"
+        "Headless runs (-p) cannot ask for permission: calls the mode would ask about are\n"
+        "denied (noted on stderr). Use --permission-mode auto-edit or yolo, or allow rules.\n"
         "Exit status: 0 done, 1 error, 2 usage, 3 step limit or repeated tool failures.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "-p", "--print", dest="task", metavar="TASK", help="run one task headless and exit"
@@ -50,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
         "--max-steps",
         "--max-turns",
         dest="max_steps",
-        type=int,
+        type=bounded(int, 1, 10**6),
         metavar="N",
         help="model requests per task",
     )

@@ -17,6 +17,7 @@ from agent.mcp_config import (
     configured,
     expanded,
     mcp_setup,
+    needs_approval,
     server_spec,
     set_enabled,
     shown,
@@ -92,7 +93,7 @@ def main(argv: list[str]) -> int:
         write_entry(Path(where), options.name, None)
         print(f"removed {options.name} from {where}")
     else:
-        return _test(workspace, options.name, raw)
+        return _test(workspace, config, options.name, (where, raw))
     return 0
 
 
@@ -154,9 +155,14 @@ def _add(workspace: Path, config: Config, options: argparse.Namespace, command: 
     return 0
 
 
-def _test(workspace: Path, name: str, raw: Any) -> int:
-    """Connect one server as configured (the user asked: no approval needed), list, time it."""
+def _test(workspace: Path, config: Config, name: str, entry: tuple[str, Any]) -> int:
+    """Connect one server as configured, list, time it: a project server only once approved
+    (a repository's command runs only with the user's yes, here as everywhere)."""
+    where, raw = entry
     try:
+        if needs_approval(workspace, config, name, where, raw):
+            approve_it = f"beecode mcp approve {name}"
+            return _fail(f"{name} is a project server not approved here: {approve_it}")
         spec = expanded(server_spec(raw), workspace, os.environ)
     except ValueError as err:
         return _fail(f"{name}: {err}")

@@ -234,6 +234,16 @@ def mcp_setup(
     return setup
 
 
+def needs_approval(workspace: Path, config: Config, name: str, where: str, raw: Any) -> bool:
+    """Whether this entry is a project server not (or no longer) approved in this workspace: it
+    must not start, whoever asks (a turn, `mcp list` or `mcp test`)."""
+    if where not in {str(workspace / f) for f in PROJECT_FILES}:
+        return False
+    if workspace_trusted(workspace, config):
+        return False
+    return approval_rule(name, server_spec(raw)) not in AllowedRules(workspace).load()
+
+
 def approve(workspace: Path, names: list[str], config: Config) -> None:
     """Remember that the user approved these project servers, as written now."""
     rules = []

@@ -42,6 +42,31 @@ def no_project_checks(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
         monkeypatch.setattr(run, "find_server", lambda workspace: None)
 
 
+def _real_cache() -> str:
+    """The engine and model cache that `python -m tests.prepare` fills: the one user dir tests
+    read (and fetch into), found before any test moves the others."""
+    from server.paths import cache_dir
+
+    return str(cache_dir())
+
+
+REAL_CACHE = _real_cache()
+
+
+@pytest.fixture(autouse=True)
+def no_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test's beecode data, state and config dirs are tmp dirs of its own (outside its
+    tmp_path, which tests list as a workspace), created on first use: no test reads or writes the
+    user's sessions, checkpoints, allow rules, server record or config, whether it asked for
+    `beecode_dirs` or not (tests/mcp/test_lifecycle.py did not, and its scripted sessions and
+    checkpoints went into the real data dir). A test's own setenv of these wins; subprocesses
+    inherit them. The cache stays the real one, pinned, whatever XDG_CACHE_HOME a test sets."""
+    user = tmp_path_factory.mktemp("user-dirs")
+    for name in ("DATA", "STATE", "CONFIG"):
+        monkeypatch.setenv(f"BEECODE_{name}_DIR", str(user / name.lower()))
+    monkeypatch.setenv("BEECODE_CACHE_DIR", REAL_CACHE)
+
+
 @pytest.fixture
 def beecode_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """beecode's data, state and config dirs in the test's tmp dir (sessions, allow rules, the

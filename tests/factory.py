@@ -97,6 +97,9 @@ class ScriptedRuntime(Runtime):
         self.requests.append(request)
         return super().connect(request, progress)
 
+    def reach_endpoint(self, config: Config) -> None:
+        pass  # the scripted model answers: nothing is contacted
+
     def serve_model(self, config: Config, progress: Progress, *, switch: bool) -> ServedModel:
         for key, line in self.progress_lines:
             progress(key, line)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import errno
 import stat
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,8 @@ def small_text(path: Path, max_bytes: int) -> str | None:
         return None
     return data.decode("utf-8", errors="replace")
 
+
+UNWRITABLE = "unwritable"  # a write's result meta: its folder cannot be written (errno, not text)
 
 # The checks that read a file the model named (claims, task values, syntax lines) read at most this.
 CHECK_BYTES = 64_000
@@ -90,8 +93,21 @@ def read_text(full: Path, shown: str) -> tuple[str, FileCodec]:
 
 
 def atomic_write(full: Path, text: str, codec: FileCodec, shown: str) -> None:
-    """Write ``text`` in ``codec`` atomically; nothing is written when it cannot be encoded."""
-    atomic_write_bytes(full, codec.encode(text, shown))
+    """Write ``text`` in ``codec`` atomically; nothing is written when it cannot be encoded. A
+    failure names the file asked for (never the temporary file beside it) and, by its errno, a
+    folder that cannot be written: that is no mistake of the call, so nothing says to retry."""
+    data = codec.encode(text, shown)
+    try:
+        atomic_write_bytes(full, data)
+    except OSError as error:
+        folder = str(Path(shown).parent) if Path(shown).parent != Path(".") else "the workspace"
+        if error.errno == errno.EROFS:
+            why = f"{folder} is on a read-only file system: no file can be created or changed there"
+        elif error.errno in (errno.EACCES, errno.EPERM):
+            why = f"permission denied: {folder} (or the file) is not writable"
+        else:
+            raise ToolError(f"cannot write {shown}: {error.strerror or error}") from None
+        raise ToolError(f"cannot write {shown}: {why}", {UNWRITABLE: True}) from None
 
 
 def syntax_note(shown: str, before: str | None, after: str) -> dict[str, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from shlex import quote
 
@@ -47,3 +48,16 @@ def move_command(source: str, target: str, workspace: Path) -> str:
     move = f"mv {quote(source)} {quote(target)}"
     folder = (workspace / target).parent
     return move if folder.is_dir() else f"mkdir -p {quote(str(Path(target).parent))} && {move}"
+
+
+def unwritable(folder: Path) -> str | None:
+    """One line for the user when nothing can be written in ``folder`` (a read-only file system,
+    or no write permission), else None; by the kernel's answer (access, statvfs), not a guess."""
+    if os.access(folder, os.W_OK):
+        return None
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    why = "it is on a read-only file system" if read_only else "no write permission"
+    return f"{folder} is not writable ({why}): files cannot be created or changed there"

@@ -114,7 +114,12 @@ def params(required: dict[str, Any], optional: dict[str, Any] | None = None) -> 
 
 
 class ToolError(Exception):
-    """A failure the model should read and act on (bad path, no match, git refused)."""
+    """A failure the model should read and act on (bad path, no match, git refused); ``meta``
+    goes into the error result (what the loop reads, never the model)."""
+
+    def __init__(self, message: str, meta: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.meta = meta or {}
 
 
 class BaseTool:
@@ -139,7 +144,7 @@ class BaseTool:
         try:
             return await self.execute(args, ctx)
         except ToolError as error:
-            return ToolResult(str(error), is_error=True)
+            return ToolResult(str(error), is_error=True, meta=error.meta)
         except OSError as error:
             return ToolResult(describe_os_error(error), is_error=True)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from agent.checkpoints.shadow import CheckpointError
 from agent.checkpoints.store import CANNOT_RESTORE, Checkpoints, describe
+from server.cli.parser import bounded
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -16,7 +17,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Restore this workspace's files as they were before the last N turns that "
         "changed them (by write, edit, bash or git). " + CANNOT_RESTORE,
     )
-    parser.add_argument("steps", nargs="?", type=int, default=1, metavar="N")
+    parser.add_argument("steps", nargs="?", type=bounded(int, 1, 10**6), default=1, metavar="N")
     choice = parser.add_mutually_exclusive_group()
     choice.add_argument("--list", action="store_true", help="list the checkpoints, newest first")
     choice.add_argument("--redo", action="store_true", help="undo the last undo")

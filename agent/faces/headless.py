@@ -266,6 +266,8 @@ def run_headless(
         return 1
     finally:
         runtime.shutdown(stop_server=False)  # the next run reuses the warm server
+        if (kept := runtime.kept_server()) is not None:
+            print(f"beecode: {kept}", file=err)
 
 
 def run_agent(

@@ -51,6 +51,7 @@ from agent.model.endpoint import ChatModel, ContextOverflow, ModelError
 from agent.model.reply import Call, Reply, collect
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
+from tools.paths import unwritable
 from tools.registry import ToolRegistry
 from tools.tool import Image, ToolContext, ToolResult
 
@@ -91,7 +92,11 @@ class Agent:
         self._reads = Reads(registry, ctx.workspace)
         self.policy = policy or StepPolicy()
         self.policy.bind(Surroundings(registry, permissions, self._reads, ctx.workspace))
-        self._notice = self.policy.notice  # said once, at the first turn
+        # Said once, at the first turn: the step policy's notice, a workspace nothing can be
+        # written in (before a write fails on it).
+        self._notices = [Notice(self.policy.notice)] if self.policy.notice else []
+        if (read_only := unwritable(ctx.workspace)) is not None:
+            self._notices.append(Notice(read_only, "warning"))
         self._system = system
         self.repo_map = SessionMap(repo_map, session) if repo_map is not None else None
         self.messages: list[dict[str, Any]] = [self._system_message()]
@@ -110,9 +115,9 @@ class Agent:
         """One user turn: model and tool steps until the model answers or the turn stops."""
         self._cancelled, emit = False, self.hooks.watching(emit)
         turn = TurnState(emit, FactsRecorder(self._reads.workspace))
-        if self._notice:
-            emit(Notice(self._notice))
-            self._notice = ""
+        for notice in self._notices:
+            emit(notice)
+        self._notices = []
         self._task = asyncio.create_task(self._turn(user_text, turn))
         try:
             finished = await self._task

@@ -244,7 +244,11 @@ def preview(args: dict[str, Any], workspace: Path) -> str:
         if after is None and before and old and new is not None and old in before:
             after = before.replace(old, new, -1 if args.get("replace_all") else 1)
         if after is not None:
-            return unified_diff(before or "", str(after), path, created=not full.exists())
+            try:
+                created = not full.exists()
+            except OSError:  # a name too long to look up: the write's own error tells
+                created = True
+            return unified_diff(before or "", str(after), path, created=created)
     if old is not None and new is not None:
         diff = difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=2)
         return "\n".join(list(diff)[2:])

@@ -37,7 +37,7 @@ class Reads:
         if self.kind(call) != "edit":
             return None
         for path in self.paths(call):
-            if path.is_file() and path not in self.seen and path.stat().st_size:
+            if path not in self.seen and _size(path):
                 inside = path.is_relative_to(self.workspace)
                 shown = path.relative_to(self.workspace) if inside else path
                 text = small_text(path, SHOWN_FILE_BYTES)
@@ -53,3 +53,12 @@ class Reads:
     def observe(self, call: Call, result: ToolResult) -> None:
         if not result.is_error and self.kind(call) in ("read", "edit"):
             self.seen.update(self.paths(call))
+
+
+def _size(path: Path) -> int:
+    """A regular file's size; 0 when there is none, or the name cannot be looked up at all (too
+    long, a loop): the tool's own error tells the model, and the turn goes on."""
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from tools.mcp.servers import McpServers
 
 Progress = Callable[[str], None]
+ENDPOINT_CONNECT_S = 5.0  # an --endpoint that takes longer to accept a connection is unreachable
 SEARCH = "mcp_tools"  # tools.mcp.search.SEARCH_TOOL, named here without importing the SDK
 SMALL_MODEL_PARAMS = 3_000_000_000  # below this, tool calls are constrained to a schema
 _SIZE_IN_NAME = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*b\b", re.I)
@@ -72,6 +73,19 @@ def small_model(caps: dict[str, bool], name: str, n_params: int | None) -> str:
     if n_params is not None and n_params < SMALL_MODEL_PARAMS:
         return f"a model of {n_params / 1e9:.1f}B parameters"
     return ""
+
+
+def check_endpoint(url: str) -> None:
+    """AppError with one line when nothing answers at ``url`` (refused, no route, a name that
+    does not resolve): said before any MCP server starts, not after. Any HTTP answer will do."""
+    import httpx
+
+    try:
+        httpx.get(server_root(url), timeout=ENDPOINT_CONNECT_S)
+    except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol) as e:
+        raise AppError(f"cannot reach the model server at {url}: {e}") from None
+    except httpx.HTTPError:
+        pass  # it answered, if slowly or oddly: the model requests tell the rest
 
 
 def resolve_endpoint(config: Config, progress: Progress | None) -> str:

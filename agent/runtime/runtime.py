@@ -58,6 +58,7 @@ class Runtime:
         self.workspace = workspace
         self.config = config
         self.started_server = False  # this runtime started the managed server: stopped on quit
+        self.used_server = False  # it asked for the managed server (started or reused it)
         self.mcp: McpServers | None = None  # the one owner of the MCP connections
         self.agent: Agent | None = None  # the current agent: closed when replaced
         self._model_name = ""
@@ -85,8 +86,9 @@ class Runtime:
             if config.endpoint:
                 raise RefusedRequest("--endpoint fixes the model; /model switches managed profiles")
             config = dataclasses.replace(config, profile=request.profile)
-        # A bad session id fails before a server starts.
+        # A bad session id or an --endpoint nothing answers at fails before any server starts.
         earlier = earlier_session(self.workspace, request.resume, request.continue_latest)
+        self.reach_endpoint(config)
         self.leave_session(progress)  # before a profile switch stops the server
         # /clear, /resume and /model keep live MCP servers; the old agent's own tools are closed.
         setup = mcp_setup(self.workspace, config)
@@ -150,6 +152,13 @@ class Runtime:
         for line in self.agent.take_late_mcp():
             progress("step", line)
 
+    def reach_endpoint(self, config: Config) -> None:
+        """AppError with one line when an ``--endpoint`` does not answer at all."""
+        from agent.runtime.assemble import check_endpoint
+
+        if config.endpoint:
+            check_endpoint(config.endpoint)
+
     def serve_model(self, config: Config, progress: Progress, *, switch: bool) -> ServedModel:
         """The model the next agent talks to: the ``--endpoint``, or the managed server of the
         config's profile, started when it is not up (``switch``: stop one of another profile)."""
@@ -158,9 +167,10 @@ class Runtime:
         return serve_model(config.endpoint or self._serve(config.profile, progress, switch), config)
 
     def _serve(self, profile: str | None, progress: Progress, switch: bool) -> str:
-        from server.process.detached import up
+        from server.process.detached import known_profile, up
         from server.process.state import down, running
 
+        known_profile(profile)  # a wrong name is told as one, before any server is stopped
         current = running()
         if current is not None and switch and current.profile != profile:
             progress("step", f"stopping the {current.profile} server")
@@ -170,6 +180,7 @@ class Runtime:
             progress("step", f"starting the model server ({profile or 'default profile'})")
         # Reuses the server that runs (or refuses, naming it, when it serves another profile).
         url = up(profile, hooks=_hooks(progress)).url
+        self.used_server = True
         self.started_server = self.started_server or current is None
         return url
 
@@ -218,20 +229,21 @@ class Runtime:
     def server(self, log_lines: int) -> ServerView:
         if self.config.endpoint:
             return ServerView(state="external", url=self.config.endpoint)
+        from server.engine.sources import engine_label
         from server.process.state import log_tail, running
 
         current = running()
         if current is None:
             return ServerView(state="down", profile=self.config.profile, can_restart=True)
         engine = current.record.get("engine") or {}
+        label = engine_label(
+            str(engine["kind"]), str(engine["ref"]), engine.get("backend"), engine.get("commit")
+        )
         return ServerView(
             state="up" if current.status == "healthy" else current.status,
             url=current.url,
             profile=current.profile,
-            engine=" ".join(
-                str(engine[k])[:12] for k in ("kind", "ref", "backend", "commit") if engine.get(k)
-            )
-            or None,
+            engine=label if engine.get("kind") and engine.get("ref") else None,
             command=current.argv,
             log_tail=log_tail(current.log_path, log_lines) if log_lines else [],
             can_restart=True,
@@ -264,6 +276,19 @@ class Runtime:
             from server.process.state import down
 
             down()
+
+    def kept_server(self) -> str | None:
+        """One line for a face that ends and leaves the managed server it used running (a
+        headless run: the next one reuses it warm); None when there is none to tell of."""
+        from server.process.state import running
+
+        current = running() if self.used_server and not self.config.endpoint else None
+        if current is None:
+            return None
+        return (
+            f"llama-server (profile {current.profile}) keeps running at {current.url} for the "
+            "next run; `beecode server down` stops it"
+        )
 
     def _mcp_mode(self) -> str:
         from agent.runtime.assemble import SEARCH, tool_budget

@@ -80,7 +80,7 @@ class BeeApp(App[None]):
 
     @work(thread=True, exclusive=True, group="connect", exit_on_error=False)
     def connect(self, request: ConnectRequest) -> None:
-        self.call_from_thread(self._set_progress, {})
+        self.call_from_thread(self._connecting)
         try:
             core = self.backend.connect(request, self._report_progress)
         except Exception as error:  # a one-line message from the core (server, config, session)
@@ -120,10 +120,21 @@ class BeeApp(App[None]):
         self._progress = lines
         self._show_server()
 
+    def _connecting(self) -> None:
+        self.main.connect_failed = None
+        self._set_progress({})
+
     async def _connect_failed(self, message: str) -> None:
+        """The start is over: its progress goes, the status says so, and a prompt typed while it
+        ran is given back, not kept for a connection that will not come."""
+        self.main.connect_failed = message
+        self._set_progress({})
         await self.main.conversation.note(
             f"could not start the agent: {message} (/clear tries again)", "error"
         )
+        if self._pending is not None:
+            self.main.query_one(Prompt).set_text(self._pending)
+            self._pending = None
 
     async def _connected(self, core: Core, request: ConnectRequest, offers: McpOffers) -> None:
         first, previous = self.core is None, self.core
@@ -159,6 +170,8 @@ class BeeApp(App[None]):
         view = self._polled or ServerView(state="starting")
         if self._progress and view.state == "down":
             view = replace(view, state="starting", can_restart=False)
+        elif self.main.connect_failed is not None and view.state in ("down", "starting"):
+            view = replace(view, state="failed")
         self.main.server_view = view
         self.main.refresh_lines()
         self.main.query_one(ServerPanel).show(view, list(self._progress.values()))
@@ -192,6 +205,9 @@ class BeeApp(App[None]):
         elif self.main.busy:
             self.main.query_one(Prompt).set_text(message.text)
             self.notify("A turn is running: esc cancels it.", severity="warning")
+        elif self.core is None and self.main.connect_failed is not None:
+            self.main.query_one(Prompt).set_text(message.text)
+            self.notify(f"not connected: {self.main.connect_failed}", severity="error")
         elif self.core is None:
             self._pending = message.text
             await self.main.conversation.user(message.text)
@@ -209,7 +225,9 @@ class BeeApp(App[None]):
             return
         self._last_interrupt = now
         self.main.cancel_turn()
-        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW_S)
+        self.notify(
+            f"Press Ctrl+C again within {QUIT_WINDOW_S:g} s to quit.", timeout=QUIT_WINDOW_S
+        )
 
     def action_cycle_mode(self) -> None:
         permissions = self.core.permissions if self.core else None

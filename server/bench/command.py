@@ -50,6 +50,7 @@ from server.bench.stats import (
     summarize,
 )
 from server.brake import Brake
+from server.cli.parser import bounded
 from server.cli.progress import RichHooks
 from server.client import get_props, get_slots
 from server.engine.gpu import gpus
@@ -81,18 +82,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--draft-max",
-        type=int,
+        type=bounded(int, 1, 1024),
         help="draft length cap for every speculative mode (ngram-mod: --spec-ngram-mod-n-max)",
     )
-    p.add_argument("--reps", type=int, help="repetitions per prompt and mode (default 3)")
+    p.add_argument(
+        "--reps", type=bounded(int, 1, 1000), help="repetitions per prompt and mode (default 3)"
+    )
     p.add_argument(
         "--suite",
         choices=sorted(SUITES),
         help="prompt set (default: seed); agent, agent-long: continuations after a growing "
         "tool-using history, acceptance against context length",
     )
-    p.add_argument("--max-tokens", type=int, help="override every prompt's max_tokens")
-    p.add_argument("--temperature", type=float, help="override every prompt's temperature")
+    p.add_argument(
+        "--max-tokens", type=bounded(int, 1, 10**6), help="override every prompt's max_tokens"
+    )
+    p.add_argument(
+        "--temperature", type=bounded(float, 0, 2), help="override every prompt's temperature"
+    )
     p.add_argument("--no-lossless", action="store_true", help="skip the T=0 agreement check")
     p.add_argument(
         "--interleave",

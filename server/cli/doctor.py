@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from server.engine.build import cached_engines
 from server.engine.gpu import Gpu, find_nvcc, gpus
+from server.engine.sources import engine_label
 from server.paths import cache_dir
 
 GIB = 1024**3
@@ -145,7 +146,8 @@ def _engine_check() -> Check:
             "beecode server build (about 5 minutes on 2 cores)",
         )
     listed = "; ".join(
-        f"{e.source.kind} {e.source.ref} {e.options.backend} ({e.commit[:12]}, {e.build_s:.0f} s)"
+        f"{engine_label(e.source.kind, e.source.ref, e.options.backend, e.commit)}"
+        f" built in {e.build_s:.0f} s"
         for e in engines
     )
     return Check("engine builds", True, listed, "")

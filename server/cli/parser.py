@@ -33,6 +33,29 @@ def _columns() -> int:
         return 80
 
 
+TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def bounded(kind: type[float], low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a number of ``kind`` within [low, high], else argparse's one-line usage
+    error naming the range (``--vram -3``, ``--port 0``, ``-n nan`` are mistakes, not values)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not low <= value <= high:  # nan is within nothing
+            raise argparse.ArgumentTypeError(f"{text} is not within {low}..{high}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in some messages
+    return parse
+
+
+PORT = bounded(int, 1, 65535)
 SUBCOMMANDS = {  # what `beecode server -h` lists, in its order
     "up": "build, fetch, fit and start the server; wait until healthy",
     "plan": "print the launch command and memory budget; start nothing",
@@ -60,7 +83,7 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
             p.add_argument(
                 "--profile", help="profile name (default: the one that fits this machine)"
             )
-            p.add_argument("--port", type=int, help="port to listen on (default 8080)")
+            p.add_argument("--port", type=PORT, help="port to listen on (default 8080)")
             p.add_argument(
                 "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)"
             )
@@ -69,10 +92,15 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
         plan.add_argument("--engine", choices=("llama", "sglang", "vllm"), default="llama")
         plan.add_argument("--gpu", metavar="NAME", help="plan for this card, e.g. 'RTX 4090'")
         plan.add_argument(
-            "--vram", type=float, metavar="GiB", help="plan for a card with this memory"
+            "--vram",
+            type=bounded(float, 1, 1024),
+            metavar="GiB",
+            help="plan for a card with this memory",
         )
     if logs := made.get("logs"):
-        logs.add_argument("-n", type=int, default=40, help="lines to show (default 40)")
+        logs.add_argument(
+            "-n", type=bounded(int, 1, 10**6), default=40, help="lines to show (default 40)"
+        )
         logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
     if build := made.get("build"):
         build.add_argument(

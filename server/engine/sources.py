@@ -26,6 +26,20 @@ class EngineSource:
     ref: str  # git tag or commit, local path, or sdist version
 
 
+def engine_label(kind: str, ref: str, backend: str | None = None, commit: str | None = None) -> str:
+    """A build as a person reads it: "llama.cpp b11434 (pypi, cpu)", "beellama v0.2.0 (cpu,
+    40d399abf0da)"; whole words, never a name cut to a width."""
+    if kind == "pypi":  # the sdist's version is llama.cpp's build number
+        name, details = f"llama.cpp b{ref.split('.')[0]}", ["pypi", backend]
+    else:
+        names = {"upstream": f"llama.cpp {ref}", "local": f"local {Path(ref).name or ref}"}
+        name = names.get(kind, f"{kind} {ref}")
+        hexa = commit is not None and all(c in "0123456789abcdef" for c in commit)
+        details = [backend, commit[:12] if commit and hexa and commit != ref else None]
+    shown = ", ".join(d for d in details if d)
+    return f"{name} ({shown})" if shown else name
+
+
 GIT_URLS: dict[str, str] = {
     "beellama": "https://github.com/Anbeeld/beellama.cpp",
     "upstream": "https://github.com/ggml-org/llama.cpp",

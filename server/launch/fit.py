@@ -147,6 +147,9 @@ def plan_memory(
         wanted_ctx = target.context_length
     wanted_types = (profile.cache_type_k or DEFAULT_CACHE_TYPE,
                     profile.cache_type_v or DEFAULT_CACHE_TYPE)  # fmt: skip
+    if draft is not None and not draft.size_bytes:  # a figure for it would be a guess
+        notes.append("the draft is left out of this budget: its size is unknown until fetched")
+        draft = None
     first = _plan(profile, target, draft, free_mib, dialect, wanted_ctx, wanted_types)
     if free_mib is None and profile.backend == "cuda":
         verdict = (f"needs about {_gib(first.total_mib)} of GPU memory (no card to fit it to: "
@@ -222,8 +225,9 @@ def _plan(
 
 
 def _explained(plan: MemoryPlan, verdict: str, notes: list[str]) -> MemoryPlan:
-    breakdown = (f"weights {_gib(plan.weights_mib)} + KV {_gib(plan.kv_mib)} + draft "
-                 f"{_gib(plan.draft_mib)} + compute {_gib(plan.compute_mib)} + margin "
+    drafted = f" + draft {_gib(plan.draft_mib)}" if plan.draft_mib else ""
+    breakdown = (f"weights {_gib(plan.weights_mib)} + KV {_gib(plan.kv_mib)}{drafted} + "
+                 f"compute {_gib(plan.compute_mib)} + margin "
                  f"{_gib(plan.margin_mib)} = {_gib(plan.total_mib)}")  # fmt: skip
     return replace(plan, explanation="\n".join([verdict, breakdown, *notes]))
 

@@ -93,6 +93,6 @@ def _model(label: str, spec: ModelSpec, profile: str, notes: list[str]) -> tuple
             f"about it; fetch it first (`beecode server fetch --profile {profile}`)"
         )
     size = spec.facts.size_bytes
-    known = f"{size / GIB:.2f} GiB" if size else "size unknown, so the budget leaves it out"
+    known = f"{size / GIB:.2f} GiB" if size else "size unknown"
     notes.append(f"{label} {spec.describe()}: not downloaded; {known} ({spec.facts.source})")
     return info.path, info

@@ -119,6 +119,14 @@ def _only_thread() -> bool:
         return False
 
 
+def known_profile(name: str | None) -> None:
+    """ProfileError naming the known profiles when ``name`` is none of them (None: the default)."""
+    if name is not None:
+        from server.profiles.catalog import get_profile
+
+        get_profile(name)
+
+
 def up(
     profile_name: str | None = None,
     *,
@@ -137,6 +145,7 @@ def up(
         if profile_name in (None, current.profile) and port in (None, current.port):
             wait_healthy(current.url, timeout_s)
             return running() or current
+        known_profile(profile_name)  # "unknown profile", not "another one runs"
         raise LaunchError(
             f"a server for profile '{current.profile}' already runs at "
             f"{current.url}; stop it first with `beecode server down`"

@@ -25,7 +25,9 @@ from server.process.state import read_record, update_record
 
 TYPE_CHECKING = False  # typing's, without importing typing before the spawn (server up)
 if TYPE_CHECKING:
-    from typing import NoReturn
+    from typing import Any, NoReturn
+
+TITLE = "beecode server supervisor"  # its process title: `beecode server down` stops it
 
 
 def wait_for_go(go_fd: int) -> str | None:
@@ -60,12 +62,15 @@ class _Report:
             self._fd = None
 
 
-def supervise(path: Path, go_fd: int | None = None, report_fd: int | None = None) -> int:
-    """Run the recorded launch until its record goes away or SIGTERM."""
+def supervise(
+    path: Path, go_fd: int | None = None, report_fd: int | None = None, *, retitle: bool = False
+) -> int:
+    """Run the recorded launch until its record goes away or SIGTERM; ``retitle``: a forked
+    supervisor, whose command line is still the CLI's, takes a process title of its own."""
     stop = threading.Event()
     report = _Report(report_fd)
     try:
-        started = _start(path, go_fd, report, stop)
+        started = _start(path, go_fd, report, stop, retitle)
     finally:
         report.close()
     if started is None:
@@ -79,7 +84,7 @@ def supervise(path: Path, go_fd: int | None = None, report_fd: int | None = None
 
 
 def _start(
-    path: Path, go_fd: int | None, report: _Report, stop: threading.Event
+    path: Path, go_fd: int | None, report: _Report, stop: threading.Event, retitle: bool
 ) -> tuple[ManagedServer, str] | None:
     """The server healthy, with the record's token; None when it was not started."""
     token = None if go_fd is None else wait_for_go(go_fd)
@@ -88,6 +93,8 @@ def _start(
         return None
     token = record["token"]
     _output_to(Path(record["log"]))
+    if retitle:
+        _title(record)
 
     def changed(server: ManagedServer, status: str) -> None:
         update_record(
@@ -148,7 +155,7 @@ def run_forked(path: Path, go_fd: int, report_fd: int) -> NoReturn:
         for fd in (0, 1, 2):
             os.dup2(null, fd)
         os.close(null)
-        code = supervise(path, go_fd, report_fd)
+        code = supervise(path, go_fd, report_fd, retitle=True)
     except BaseException:
         import traceback
 
@@ -156,6 +163,16 @@ def run_forked(path: Path, go_fd: int, report_fd: int) -> NoReturn:
     finally:
         sys.stderr.flush()
         os._exit(code)  # not the CLI's atexit handlers nor its buffered output
+
+
+def _title(record: dict[str, Any]) -> None:
+    """What ps shows for a forked supervisor, which would otherwise keep the command line of the
+    CLI that started it (`beecode -p TASK`, long gone); one started with `python -m
+    server.process.supervise` says what it is already."""
+    from setproctitle import setproctitle
+
+    where = f"{record.get('host')}:{record.get('port')}"
+    setproctitle(f"{TITLE} (profile {record.get('profile')}, llama-server on {where})")
 
 
 def _output_to(log: Path) -> None:

@@ -33,3 +33,16 @@ def headless_json(workspace: Path, url: str, task: str, max_steps: int) -> dict[
     assert done.returncode in (0, 3), done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return result
+
+
+def beecode(*argv: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """`beecode ARGV` in ``cwd`` as a user runs it, with this checkout on the path."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+    return subprocess.run(
+        [sys.executable, "-m", "agent", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

@@ -6,6 +6,8 @@ import io
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,9 +18,11 @@ from agent.faces.headless import HEADLESS_DENIAL, event_json, run_agent, stats_l
 from agent.model.scripted import Step, call, text
 from agent.sessions.store import Session
 from agent.small.report import WITHHELD
+from server.launch.addresses import free_port
 from tests.factory import make_agent
 
 pytestmark = pytest.mark.usefixtures("beecode_dirs")
+ROOT = Path(__file__).parents[2]
 
 
 def run(
@@ -189,17 +193,32 @@ def test_cli_names_project_settings_it_ignored(
     assert "endpoint" in first and "trusted_workspaces" in first
 
 
-def test_cli_unreachable_endpoint_is_one_line(
-    workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_cli_unreachable_endpoint_is_one_line_before_any_mcp_server_starts(
+    workspace: Path, tmp_path: Path
 ) -> None:
-    monkeypatch.chdir(workspace)
-    status = cli.main(
-        ["-p", "hi", "--endpoint", "http://127.0.0.1:9/v1", "--output-format", "json"]
+    """A real `beecode -p` with an MCP server configured: nothing answers at the endpoint, so
+    it says so in one line and the server's command never runs."""
+    started = tmp_path / "started"
+    config = tmp_path / "config"
+    config.mkdir(exist_ok=True)
+    (config / "config.toml").write_text(
+        f'[mcp_servers.m]\ncommand = "sh"\nargs = ["-c", "touch {started}; sleep 30"]\n'
     )
-    captured = capsys.readouterr()
-    assert status == 1
-    assert json.loads(captured.out)["stop_reason"] == "error"
-    assert "cannot reach the model server at http://127.0.0.1:9/v1" in captured.out
+    env = {**os.environ, "BEECODE_CONFIG_DIR": str(config), "PYTHONPATH": str(ROOT)}
+    argv = ["-p", "hi", "--endpoint", f"http://127.0.0.1:{free_port()}/v1", "--output-format"]
+    done = subprocess.run(
+        [sys.executable, "-m", "agent", *argv, "json"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.startswith("beecode: cannot reach the model server at http://127.0.0.1:")
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert not started.exists()
 
 
 def test_cli_sessions_lists_this_workspace(
@@ -241,7 +260,7 @@ def test_cli_resume_by_an_ambiguous_start_names_the_candidates(
     cli.main([*argv[:-1], unique])  # found: the run goes on, to the (unreachable) model server
     captured = capsys.readouterr()
     assert "no session" not in captured.err and "ambiguous" not in captured.err
-    assert "cannot reach the model server" in captured.err and f"session {ids[1]}" in captured.err
+    assert captured.err.startswith("beecode: cannot reach the model server")
 
 
 def test_cli_version(capsys: pytest.CaptureFixture[str]) -> None:

@@ -36,6 +36,7 @@ def test_the_runtime_starts_restarts_and_stops_its_managed_server(
         view = runtime.server(5)
         assert (view.state, view.profile, view.url) == ("up", "tiny", f"http://127.0.0.1:{port}")
         assert view.log_tail and view.can_restart
+        assert view.engine == "llama.cpp b11434 (pypi, cpu)"  # as the server panel shows it
         assert core.facts.model.startswith("qwen2.5-coder-0.5b") and core.facts.n_ctx == 8192
         assert runtime.agent is not None
         assert (core.facts.profile, core.session_id) == ("tiny", runtime.agent.session.id)

@@ -55,7 +55,9 @@ def test_the_write_tool_on_a_full_disk_leaves_the_old_file(ws: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", script, str(ws)], env=env, capture_output=True, text=True
     )
-    assert done.stdout.startswith("True File too large"), done.stdout + done.stderr
+    assert done.stdout.startswith("True cannot write a.txt: File too large"), (
+        done.stdout + done.stderr
+    )
     assert (ws / "a.txt").read_text() == "old\n"
     assert [p.name for p in ws.iterdir()] == ["a.txt"]  # the temporary file was removed
 

@@ -54,18 +54,26 @@ def test_add_list_disable_enable_remove(
     assert run(capsys, "get", "time")[0] == 1
 
 
-def test_a_project_server_waits_for_approval_but_test_needs_none(
-    workspace: Path, capsys: pytest.CaptureFixture[str]
+def test_a_project_server_waits_for_approval_and_test_starts_it_only_once_approved(
+    workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    entry = {"command": TIME[0], "args": TIME[1:], "deny_tools": ["*convert*"]}
+    started = tmp_path / "started"  # the server's command leaves this when it runs at all
+    wrapped = f'touch "{started}"; exec {" ".join(TIME)}'
+    entry = {"command": "sh", "args": ["-c", wrapped], "deny_tools": ["*convert*"]}
     (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"clock": entry}}))
     assert run(capsys, "list")[1][0].startswith("clock · not approved (beecode mcp approve NAME)")
+    code, lines, err = run(capsys, "test", "clock")
+    assert (code, lines) == (1, [])
+    assert err.startswith("beecode mcp: clock is a project server not approved here: ")
+    assert err.endswith("beecode mcp approve clock\n")
+    assert not started.exists()
+    assert run(capsys, "approve", "clock")[0] == 0
     code, lines, _ = run(capsys, "test", "clock")
     assert code == 0
-    assert lines[0] == f"clock: {' '.join(TIME)}"
+    assert lines[0] == f"clock: sh -c {wrapped}"
     assert lines[1].startswith("connected and listed in ") and lines[1].endswith(" s: 1 tools")
     assert lines[2:] == ["  clock_get_current_time"]  # the deny list hides convert_time
-    assert run(capsys, "approve", "clock")[0] == 0
+    assert started.exists()
     assert run(capsys, "list")[1][0].startswith("clock · connected, 2 tools")
 
 

