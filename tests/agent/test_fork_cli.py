@@ -17,6 +17,13 @@ from tests.agent.sse_server import Script, chunk
 pytestmark = pytest.mark.usefixtures("beecode_dirs")
 
 
+@pytest.fixture
+def here(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The workspace, as the current folder (where beecode runs)."""
+    monkeypatch.chdir(workspace)
+    return workspace
+
+
 def source(workspace: Path) -> Session:
     session = Session.create(workspace)
     session.append_message({"role": "user", "content": "what is 6 times 7?"})
@@ -36,13 +43,9 @@ def forked_run(
 
 
 def test_a_forked_run_sends_the_history_and_goes_on_in_a_new_session(
-    workspace: Path,
-    endpoint: str,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    here: Path, endpoint: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(workspace)
-    original = source(workspace)
+    original = source(here)
     before = original.path.read_bytes()
     status, result, err = forked_run(endpoint, capsys, "-r", original.id)
     assert status == 0 and result["result"] == "84"
@@ -68,13 +71,9 @@ def test_a_forked_run_sends_the_history_and_goes_on_in_a_new_session(
 
 
 def test_continue_with_fork_copies_the_latest_session(
-    workspace: Path,
-    endpoint: str,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    here: Path, endpoint: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(workspace)
-    original = source(workspace)
+    original = source(here)
     before = original.path.read_bytes()
     status, result, _ = forked_run(endpoint, capsys, "-c")
     assert status == 0 and result["session_id"] != original.id
@@ -83,12 +82,8 @@ def test_continue_with_fork_copies_the_latest_session(
 
 
 def test_fork_without_a_session_or_of_an_unknown_one_is_one_line(
-    workspace: Path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    here: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(workspace)
     assert cli.main(["--fork", "-p", "x", "--endpoint", "http://127.0.0.1:9"]) == 2
     assert capsys.readouterr().err == "beecode: --fork needs a session to fork: -r ID or -c\n"
     argv = ["-r", "20990101-000000-abcd", "--fork", "-p", "x", "--endpoint", "http://127.0.0.1:9"]
