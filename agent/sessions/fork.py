@@ -13,6 +13,7 @@ kill mid-copy leaves no half session.
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +39,11 @@ def fork_session(source: Session) -> Session:
     session_id, path = reserve()
     meta = {"type": "meta", "id": session_id, "workspace": str(source.workspace)}
     lines = [encoded({**meta, "started": now(), "beecode": beecode_version(), "ts": now()})]
-    lines += _copied(records, len(lines[0]) + 1)
-    mark = {"type": FORKED_FROM, "id": source.id, "messages": n_messages, "ts": now()}
-    lines.append(encoded(mark))
     temporary = path.with_name(f".{session_id}.fork")
     try:
+        lines += _copied(records, len(lines[0]) + 1)
+        mark = {"type": FORKED_FROM, "id": source.id, "messages": n_messages, "ts": now()}
+        lines.append(encoded(mark))
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             view = memoryview(b"".join(line + b"\n" for line in lines))
@@ -52,10 +53,12 @@ def fork_session(source: Session) -> Session:
         finally:
             os.close(fd)
         os.replace(temporary, path)
-    except OSError as err:
+    except BaseException as err:  # nothing half-made is left: no copy, no empty session
         temporary.unlink(missing_ok=True)
         path.unlink(missing_ok=True)
-        raise SessionError(f"cannot write the forked session {path}: {err.strerror}") from None
+        if isinstance(err, OSError):
+            raise SessionError(f"cannot write the forked session {path}: {err.strerror}") from None
+        raise
     return Session(session_id, path, source.workspace)
 
 
@@ -63,17 +66,19 @@ def _copied(records: list[tuple[int, dict[str, Any]]], start: int) -> list[bytes
     """The source's records after its meta line, encoded for a file where they begin at byte
     ``start``; rewind records re-pointed into the copy."""
     lines: list[bytes] = []
-    moved: list[tuple[int, int]] = []  # (offset in the source, offset in the copy)
+    olds: list[int] = []  # each copied record's offset in the source, ascending
+    news: list[int] = []  # and in the copy
     at = start
     for offset, record in records:
         if record.get("type") == "meta":
             continue
         if record.get("type") == "rewind" and isinstance(record.get("to"), int):
             # Replay keeps the records before the cut: the first copied one at or after it.
-            cut = next((new for old, new in moved if old >= record["to"]), at)
-            record = {**record, "to": cut}
+            index = bisect_left(olds, record["to"])
+            record = {**record, "to": news[index] if index < len(news) else at}
         line = encoded(redact(record))
-        moved.append((offset, at))
+        olds.append(offset)
+        news.append(at)
         lines.append(line)
         at += len(line) + 1
     return lines
