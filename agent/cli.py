@@ -3,6 +3,7 @@
 beecode                      the TUI
 beecode -p TASK [options]    one task, headless (see agent.faces.headless)
 beecode -p "/NAME ARGS"      a skill or custom command, headless
+beecode -r ID | -c [--fork]  resume a session (--fork: go on in a copy of it)
 beecode sessions             this workspace's sessions, newest first
 beecode undo [N|--list|--redo]  restore the files of the last N turns (agent.checkpoints)
 beecode mcp list|get|add|remove|test|enable|disable|approve  MCP servers (agent.mcp_command)
@@ -87,6 +88,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-r", "--resume", metavar="ID", help="resume a session by id (or a unique start of one)"
     )
+    parser.add_argument(
+        "--fork",
+        action="store_true",
+        help="with -r or -c: go on in a new session, a copy; the original is left as it was",
+    )
     parser.add_argument("--version", action="store_true", help="print beecode's version")
     return parser
 
@@ -127,6 +133,9 @@ def _dispatch(args: list[str]) -> int:
 
         print(f"beecode {beecode_version()}")
         return 0
+    if options.fork and not (options.resume or options.continue_latest):
+        print("beecode: --fork needs a session to fork: -r ID or -c", file=sys.stderr)
+        return 2
     from agent.config import ConfigError, load_config
 
     workspace = Path.cwd()
@@ -160,6 +169,7 @@ def _dispatch(args: list[str]) -> int:
         workspace=workspace,
         resume=options.resume,
         continue_latest=options.continue_latest,
+        fork=options.fork,
     )
 
 
@@ -176,7 +186,8 @@ def _sessions() -> int:
         print("no sessions in this workspace yet", file=sys.stderr)
     for info in found:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated))
-        print(f"{info.id}  {when}  {info.n_messages:4d} messages  {info.title}")
+        fork = f"  (fork of {info.forked_from})" if info.forked_from else ""
+        print(f"{info.id}  {when}  {info.n_messages:4d} messages  {info.title}{fork}")
     return 0
 
 
@@ -189,7 +200,7 @@ def _tui(workspace: Path, config: Config, options: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    return run(workspace, config, options.resume, options.continue_latest)
+    return run(workspace, config, options.resume, options.continue_latest, options.fork)
 
 
 if __name__ == "__main__":

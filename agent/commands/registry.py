@@ -48,6 +48,7 @@ BUILT_IN: tuple[Command, ...] = (
     Command("clear", "Start a new session with an empty conversation"),
     Command("compact", "Summarise older turns to free context"),
     Command("resume", "Reopen a session of this workspace", "[ID]"),
+    Command("fork", "Go on in a new session, a copy of this one (the original stays)"),
     Command("sessions", "List the sessions of this workspace"),
     Command("model", "Show or switch the server profile", "[PROFILE]"),
     Command("mode", "Show or set the permission mode", f"[{'|'.join(MODES)}]"),

@@ -54,6 +54,7 @@ class Core:
     facts: Facts
     permissions: ModeHolder | None = None
     session_id: str | None = None
+    forked_from: str | None = None  # the session this one was just forked from
     # Commands that only exist in some cores; absent ones say so instead of faking it.
     compact: Callable[[], Any] | None = None  # an async callable returning a one-line summary
     context: Callable[[], list[str]] | None = None  # /context's lines (blocks: off the UI)
@@ -64,6 +65,7 @@ class ConnectRequest:
     resume: str | None = None  # a session id to reopen
     continue_latest: bool = False
     profile: str | None = None  # switch the managed server to this profile first
+    fork: bool = False  # go on in a new session, a copy of the resumed or continued one
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ class SessionRow:
     title: str
     updated: str
     n_messages: int
+    forked_from: str | None = None  # the session this one is a fork of
 
 
 @dataclass(frozen=True)

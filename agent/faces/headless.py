@@ -243,6 +243,7 @@ def run_headless(
     workspace: Path | None = None,
     resume: str | None = None,
     continue_latest: bool = False,
+    fork: bool = False,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
@@ -253,7 +254,7 @@ def run_headless(
     progress = ProgressLines(err)
     runtime = Runtime(workspace or Path.cwd(), config)
     try:
-        request = ConnectRequest(resume=resume, continue_latest=continue_latest)
+        request = ConnectRequest(resume=resume, continue_latest=continue_latest, fork=fork)
         try:
             core = runtime.connect(request, progress)
             runtime.settle_mcp(progress)

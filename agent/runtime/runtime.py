@@ -79,6 +79,7 @@ class Runtime:
             tool_budget,
             tool_registry,
         )
+        from agent.sessions.fork import fork_session, forked_line
         from server.errors import ServerError
 
         config = self.config
@@ -88,6 +89,8 @@ class Runtime:
             config = dataclasses.replace(config, profile=request.profile)
         # A bad session id or an --endpoint nothing answers at fails before any server starts.
         earlier = earlier_session(self.workspace, request.resume, request.continue_latest)
+        if request.fork and earlier is None:
+            raise RefusedRequest("--fork needs a session to fork: -r ID or -c")
         self.reach_endpoint(config)
         self.leave_session(progress)  # before a profile switch stops the server
         # /clear, /resume and /model keep live MCP servers; the old agent's own tools are closed.
@@ -106,11 +109,16 @@ class Runtime:
             except ServerError as e:
                 raise AppError(str(e)) from e
             tools = tool_registry(mcp, tool_budget(config, served.n_ctx))
+            source = earlier if request.fork else None
+            if source is not None:  # once the server is up: a failed start leaves no copy
+                earlier = fork_session(source)
             agent = assemble_agent(self.workspace, config, served, earlier, tools, mcp)
         except BaseException:
             if mcp is not None and not reuse:
                 mcp.close()
             raise
+        if source is not None:
+            progress("step", forked_line(agent.session.id, source.id))
         for note in agent.session.skipped:  # misshapen session lines left out on resume
             progress("step", f"session {agent.session.id}: {note}")
         for note in agent.skills.notes():  # skipped skill files and hidden commands
@@ -127,6 +135,7 @@ class Runtime:
             facts=self._facts(agent),
             permissions=agent.permissions,
             session_id=agent.session.id,
+            forked_from=source.id if source is not None else None,
             compact=agent.compact,
             context=lambda: context_report(
                 context_parts(
@@ -215,6 +224,7 @@ class Runtime:
                 title=info.title,
                 updated=time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated)),
                 n_messages=info.n_messages,
+                forked_from=info.forked_from,
             )
             for info in list_sessions(self.workspace)
         ]

@@ -109,25 +109,34 @@ class SlotCache:
         return f"saved the prompt cache ({moved.n_tokens} tokens, {moved.n_bytes / 2**20:.0f} MiB)"
 
     def restore(
-        self, session_id: str, model: str, messages: list[dict[str, Any]], tools: list[Any]
+        self,
+        session_id: str,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[Any],
+        sources: list[str] | tuple[str, ...] = (),
     ) -> tuple[int, str]:
-        """Restore this session's slot when its prefix is the start of what will be sent:
-        (tokens restored, 0 when none, and a line saying what happened or why not)."""
-        saved = self.saved(session_id)
-        if saved is None:
+        """Restore this session's slot when its prefix is the start of what will be sent, else
+        the first of ``sources`` (the sessions it was forked from) whose is: (tokens restored,
+        0 when none, and a line saying what happened or why not). A source's file is only
+        read: the session's own is saved under its own id when it is left."""
+        found = [(name, p) for name in (session_id, *sources) if (p := self.saved(name))]
+        if not found:
             return 0, ""
-        why = mismatch(saved, model, messages, tools)
-        if why:
-            return 0, f"prompt cache not restored ({why}): the conversation is read in anew"
+        whys = [mismatch(saved, model, messages, tools) for _, saved in found]
+        if all(whys):
+            return 0, f"prompt cache not restored ({whys[0]}): the conversation is read in anew"
+        name = found[whys.index("")][0]
         try:
             if not self._one_slot():
                 return 0, ""
-            moved = slot_file(self.url, SLOT_ID, "restore", f"{session_id}.slot")
+            moved = slot_file(self.url, SLOT_ID, "restore", f"{name}.slot")
         except ServerError as e:
             return 0, f"prompt cache not restored ({e}): the conversation is read in anew"
-        (self.folder / f"{session_id}.slot").touch()  # recently used: pruned last
+        (self.folder / f"{name}.slot").touch()  # recently used: pruned last
+        whose = "" if name == session_id else f" of session {name}"
         return moved.n_tokens, (
-            f"restored the prompt cache: {moved.n_tokens} tokens in {moved.ms / 1000:.1f} s"
+            f"restored the prompt cache{whose}: {moved.n_tokens} tokens in {moved.ms / 1000:.1f} s"
         )
 
     def prune(self) -> set[str]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from agent.sessions.shapes import message_problem
 
+FORKED_FROM = "forked_from"  # the record a fork ends its copy with (agent.sessions.fork)
 INTERRUPTED = "interrupted: the session ended before this call finished; its effects are unknown"
 
 
@@ -58,6 +59,13 @@ def _usable(message: Any, where: str, notes: dict[str, None]) -> bool:
     if problem is not None:
         notes[f"{where}: {problem}; left out of the history"] = None
     return problem is None
+
+
+def forked_from(records: list[dict[str, Any]]) -> list[str]:
+    """The sessions a session was forked from, its direct source first (a fork of a fork copies
+    its source's own ``forked_from`` record too)."""
+    found = [r.get("id") for r in records if r.get("type") == FORKED_FROM]
+    return [i for i in reversed(found) if isinstance(i, str)]
 
 
 def message_of(record: dict[str, Any]) -> dict[str, Any] | None:

@@ -4,6 +4,8 @@ A kill -9 loses at most the record being written. Records (each gets "ts", UTC I
   {"type": "meta", "id", "workspace", "started", "beecode"}   first line, written by create()
   {"type": "message", "message": {OpenAI chat message}}
   {"type": "compaction", "messages": [the whole history after compacting]}
+  {"type": "rewind", "to": byte offset}                      the history as it was at that record
+  {"type": "forked_from", "id", "messages"}  a fork's copy of its source ends here (.fork)
   {"type": "permission" | "stats" | ..., ...}                 kept for the log, not the history
 """
 
@@ -22,6 +24,7 @@ from typing import Any
 from agent.context.mentions import typed_part
 from agent.sessions.replay import INTERRUPTED as INTERRUPTED  # re-exported: callers' name
 from agent.sessions.replay import (
+    forked_from,
     message_of,
     placed_records,
     read_records,
@@ -48,6 +51,7 @@ class SessionInfo:
     title: str  # the first user message, shortened to one line
     n_messages: int
     path: Path
+    forked_from: str | None = None  # the session this one is a fork of
 
 
 def sessions_dir() -> Path:
@@ -56,7 +60,7 @@ def sessions_dir() -> Path:
     return path
 
 
-def _now() -> str:
+def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
@@ -82,25 +86,14 @@ class Session:
     @classmethod
     def create(cls, workspace: Path) -> Session:
         workspace = workspace.resolve()
-        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        try:
-            while True:  # ids are unique by construction: O_EXCL refuses an existing file
-                session_id = f"{stamp}-{secrets.token_hex(2)}"
-                path = sessions_dir() / f"{session_id}.jsonl"
-                try:
-                    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-                    break
-                except FileExistsError:
-                    continue
-        except OSError as err:
-            raise SessionError(f"cannot create a session file: {err}") from None
+        session_id, path = reserve()
         session = cls(session_id, path, workspace)
         session.append(
             {
                 "type": "meta",
                 "id": session_id,
                 "workspace": str(workspace),
-                "started": _now(),
+                "started": now(),
                 "beecode": beecode_version(),
             }
         )
@@ -127,7 +120,7 @@ class Session:
         if "type" not in record:
             raise ValueError("a session record needs a type")
         # Secrets never reach the disk: by pattern and by the values kept from commands' env.
-        data = _encoded(redact({**record, "ts": record.get("ts") or _now()})) + b"\n"
+        data = encoded(redact({**record, "ts": record.get("ts") or now()})) + b"\n"
         if not self._checked_tail:
             # A kill mid-write leaves a line without its newline; start on a fresh line so the
             # torn record stays one skipped line instead of corrupting this one.
@@ -170,6 +163,22 @@ class Session:
         self.append({"type": "rewind", "to": mark})
 
 
+def reserve() -> tuple[str, Path]:
+    """A new session id and its file, created empty (SessionError when it cannot be)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    try:
+        while True:  # ids are unique by construction: O_EXCL refuses an existing file
+            session_id = f"{stamp}-{secrets.token_hex(2)}"
+            path = sessions_dir() / f"{session_id}.jsonl"
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                return session_id, path
+            except FileExistsError:
+                continue
+    except OSError as err:
+        raise SessionError(f"cannot create a session file: {err}") from None
+
+
 def _is_user_message(record: dict[str, Any]) -> bool:
     """A user's message, which starts a turn (and its checkpoint mark); not one beecode adds
     within a turn (``within_turn``: the images tools returned, what the project's checks found)."""
@@ -182,7 +191,7 @@ def _is_user_message(record: dict[str, Any]) -> bool:
     )
 
 
-def _encoded(record: dict[str, Any]) -> bytes:
+def encoded(record: dict[str, Any]) -> bytes:
     """One JSON line; text that is not valid Unicode (a lone surrogate from a file name) is
     written escaped, so the record survives instead of failing the write."""
     try:
@@ -261,6 +270,7 @@ def list_sessions(workspace: Path | None = None) -> list[SessionInfo]:
                 title=_title(records),
                 n_messages=sum(1 for r in records if message_of(r) is not None),
                 path=path,
+                forked_from=next(iter(forked_from(records)), None),
             )
         )
     return infos

@@ -144,6 +144,12 @@ class BeeApp(App[None]):
         changed = previous is not None and core.session_id != previous.session_id
         if changed or (first and (request.resume or request.continue_latest)):
             await self.main.reset(replay=core.agent.messages)
+        if (source := core.forked_from) is not None:
+            await self.main.conversation.note(
+                f"forked: this conversation goes on in the new session {core.session_id}; the "
+                f"original {source} is left as it was (/resume {source} or `beecode -r {source}` "
+                "goes back to it)"
+            )
         self.main.refresh_lines()
         self.poll_server()
         config = getattr(self.backend, "config", None)
@@ -263,13 +269,17 @@ def run_app(backend: Backend, request: ConnectRequest, history_path: Path | None
 
 
 def run(
-    workspace: Path, config: Config, resume: str | None = None, continue_latest: bool = False
+    workspace: Path,
+    config: Config,
+    resume: str | None = None,
+    continue_latest: bool = False,
+    fork: bool = False,
 ) -> int:
     """The CLI's entry (``beecode`` with no task): the real agent on the managed server."""
     from agent.runtime import Runtime, prompt_history_path
 
     return run_app(
         Runtime(workspace, config),
-        ConnectRequest(resume=resume, continue_latest=continue_latest),
+        ConnectRequest(resume=resume, continue_latest=continue_latest, fork=fork),
         prompt_history_path(),
     )

@@ -13,7 +13,7 @@ from textual.content import Content
 from agent.commands.load import listing
 from agent.commands.registry import Command
 from agent.config import Mode
-from agent.faces.contract import ConnectRequest
+from agent.faces.contract import ConnectRequest, SessionRow
 from agent.model.stats import TurnFigures
 from agent.permissions.rules import MODES
 from agent.tui import commands
@@ -137,17 +137,26 @@ class SlashCommands:
         self._pick(
             "Resume a session",
             lambda: [
-                (r.id, f"{r.updated}  {r.title}  ({r.n_messages} messages)")
+                (r.id, f"{r.updated}  {_titled(r)}  ({r.n_messages} messages)")
                 for r in self.app.backend.sessions()
             ],
             "no earlier sessions in this workspace",
             self.cmd_resume,
         )
 
+    async def cmd_fork(self, arg: str) -> None:
+        if not await self._idle("fork"):
+            return
+        session = self.app.core.session_id if self.app.core else None
+        if session is None:
+            await self.note("/fork: no session to fork yet", "warning")
+            return
+        self.app.connect(ConnectRequest(resume=session, fork=True))
+
     async def cmd_sessions(self, arg: str) -> None:
         async def job() -> None:
             rows = await asyncio.to_thread(self.app.backend.sessions)
-            table = [(r.id, r.updated, str(r.n_messages), r.title) for r in rows]
+            table = [(r.id, r.updated, str(r.n_messages), _titled(r)) for r in rows]
             columns = ("id", "updated", "messages", "title")
             self.app.push_screen(TableScreen("Sessions (/resume ID reopens one)", columns, table))
 
@@ -289,3 +298,8 @@ class SlashCommands:
 
     async def cmd_quit(self, arg: str) -> None:
         self.app.exit()
+
+
+def _titled(row: SessionRow) -> str:
+    """A session's title, and which session it is a fork of."""
+    return f"{row.title}  (fork of {row.forked_from})" if row.forked_from else row.title
