@@ -140,6 +140,7 @@ class TurnFinished:
     stop_reason: StopReason
     final_text: str
     facts: TurnFacts = field(default_factory=TurnFacts)
+    cut: bool = False  # the answer stopped at the reply's token limit (finish_reason "length")
 
 
 @dataclass(frozen=True)

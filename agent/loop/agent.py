@@ -137,7 +137,8 @@ class Agent:
                         None if answer is None else self._finish(turn, answer, reply.reasoning)
                     )
                     if finished:
-                        return finished
+                        cut = reply.finish_reason == "length"
+                        return dataclasses.replace(finished, cut=cut) if cut else finished
                     continue  # set aside, or sent back: the policy asks for another step
                 self._add(reply.message())
                 await self._run_calls(reply.calls, turn)

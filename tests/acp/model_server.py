@@ -24,8 +24,9 @@ class Model:
     stop: threading.Event = field(default_factory=threading.Event)
 
 
-def text(words: str) -> list[dict[str, Any] | str]:
-    return [_chunk({"content": words}), _chunk({}, "stop")]
+def text(words: str, finish: str = "stop") -> list[dict[str, Any] | str]:
+    """A plain answer; ``finish="length"``: cut at the reply's token limit."""
+    return [_chunk({"content": words}), _chunk({}, finish)]
 
 
 def call(name: str, arguments: dict[str, Any], call_id: str) -> list[dict[str, Any] | str]:

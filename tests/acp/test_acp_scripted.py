@@ -116,6 +116,19 @@ async def test_plan_mode_runs_no_change_whatever_the_editor_answers(
         assert "unknown mode" in str(refused.value.data)
 
 
+async def test_an_answer_cut_at_the_token_limit_stops_as_max_tokens(
+    workspace: Path, model: tuple[Model, str]
+) -> None:
+    scripted, url = model
+    scripted.replies = [text("The answer goes on and", finish="length"), text("Short.")]
+    async with beecode_acp(workspace, "--endpoint", url) as (conn, _):
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        cut = await conn.prompt(session_id=session.session_id, prompt=[text_block("explain")])
+        assert cut.stop_reason == "max_tokens"
+        whole = await conn.prompt(session_id=session.session_id, prompt=[text_block("briefly")])
+        assert whole.stop_reason == "end_turn"
+
+
 async def test_cancel_mid_turn_keeps_the_conversation_and_load_replays_it(
     workspace: Path, model: tuple[Model, str]
 ) -> None:

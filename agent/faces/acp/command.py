@@ -1,5 +1,5 @@
-"""``beecode acp [--endpoint URL] [--profile NAME] [--permission-mode MODE]``: serve ACP on
-stdin and stdout until the editor closes stdin.
+"""``beecode acp [--endpoint URL] [--profile NAME] [--permission-mode MODE] [--tool-mode M]``:
+serve ACP on stdin and stdout until the editor closes stdin.
 
 stdout carries the protocol and nothing else: the process's own file descriptor 1 is pointed
 at stderr before anything runs, so no print, log line or child process can write into it; the
@@ -25,6 +25,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--endpoint", metavar="URL", help="an OpenAI-compatible server to use")
     parser.add_argument("--profile", metavar="NAME", help="the managed server profile")
     parser.add_argument("--permission-mode", choices=MODES, help="each session's first mode")
+    parser.add_argument("--tool-mode", choices=("auto", "native", "constrained"))
     return parser
 
 
@@ -38,6 +39,7 @@ def main(args: list[str]) -> int:
         "endpoint": options.endpoint,
         "profile": options.profile,
         "permission_mode": options.permission_mode,
+        "tool_mode": options.tool_mode,
     }
     asyncio.run(_serve(flags, protocol))
     return 0

@@ -146,7 +146,8 @@ class AcpSession:
                 **facts_json(finished.facts),
             }
         }
-        return PromptResponse(stop_reason=STOPS[finished.stop_reason], field_meta=meta)
+        stop = "max_tokens" if finished.cut else STOPS[finished.stop_reason]
+        return PromptResponse(stop_reason=stop, field_meta=meta)
 
     def close(self) -> None:
         self.runtime.shutdown(stop_server=False)  # the next session reuses the warm server
