@@ -4,6 +4,7 @@ request with the next scripted option."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -30,6 +31,9 @@ class Editor:
     def __init__(self) -> None:
         self.updates: list[Any] = []
         self.answers: list[str] = []  # option ids, one per permission request; none left: cancel
+        # While set, a request waits for the prompt's cancel, then answers "cancelled" (as Zed).
+        self.hold: asyncio.Event | None = None
+        self.cancelled = asyncio.Event()
         self.asked: list[ToolCallUpdate] = []
         self.init: InitializeResponse | None = None
 
@@ -37,6 +41,9 @@ class Editor:
         self, options: list[PermissionOption], session_id: str, tool_call: ToolCallUpdate, **_: Any
     ) -> RequestPermissionResponse:
         self.asked.append(tool_call)
+        if self.hold is not None:
+            self.hold.set()
+            await self.cancelled.wait()
         if not self.answers:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         chosen = self.answers.pop(0)

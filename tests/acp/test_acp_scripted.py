@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 from acp import RequestError, text_block
+from acp.schema import McpServerStdio
 
 from tests.acp.editor import Editor, beecode_acp
 from tests.acp.model_server import Model, call, held, model_server, text
+from tests.tools.test_mcp import TIME
 
 pytestmark = pytest.mark.usefixtures("beecode_dirs")
 
@@ -114,6 +116,44 @@ async def test_plan_mode_runs_no_change_whatever_the_editor_answers(
         with pytest.raises(RequestError) as refused:
             await conn.set_session_mode(session_id=session.session_id, mode_id="root")
         assert "unknown mode" in str(refused.value.data)
+
+
+async def test_cancel_while_the_editor_is_asked_runs_nothing(
+    workspace: Path, model: tuple[Model, str]
+) -> None:
+    scripted, url = model
+    scripted.replies = [call("bash", {"command": "touch d.txt"}, "b1"), text("Next.")]
+    async with beecode_acp(workspace, "--endpoint", url) as (conn, editor):
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        sid = session.session_id
+        editor.hold = asyncio.Event()
+        turn = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("touch d")]))
+        await editor.hold.wait()
+        await conn.cancel(session_id=sid)
+        editor.cancelled.set()
+        assert (await turn).stop_reason == "cancelled"
+        assert not (workspace / "d.txt").exists()
+        editor.hold = None
+        done = await conn.prompt(session_id=sid, prompt=[text_block("go on")])
+        assert done.stop_reason == "end_turn"
+        # The call has its result in the history: the next request is valid.
+        sent = scripted.requests[-1]["messages"]
+        assert any(m.get("tool_call_id") == "b1" for m in sent)
+
+
+async def test_the_editors_mcp_servers_are_started_for_the_session(
+    workspace: Path, model: tuple[Model, str]
+) -> None:
+    scripted, url = model
+    scripted.replies = [text("The time tools are there.")]
+    time_server = McpServerStdio(
+        name="time", command=str(TIME["command"]), args=["--local-timezone", "UTC"], env=[]
+    )
+    async with beecode_acp(workspace, "--endpoint", url) as (conn, _):
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[time_server])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("what time?")])
+    offered = [t["function"]["name"] for t in scripted.requests[0]["tools"]]
+    assert "time_get_current_time" in offered, offered
 
 
 async def test_an_answer_cut_at_the_token_limit_stops_as_max_tokens(

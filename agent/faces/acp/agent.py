@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, Client, RequestError
+from acp import PROTOCOL_VERSION, Client
 from acp.schema import (
     AcpMcpServer,
     AgentCapabilities,
@@ -33,7 +33,7 @@ from acp.schema import (
 
 from agent.config import ConfigError, ignored_note, load_config
 from agent.faces.acp.history import PromptBlock
-from agent.faces.acp.session import AcpSession
+from agent.faces.acp.session import INTERNAL, AcpSession, refused
 from agent.faces.contract import ConnectRequest
 from agent.faces.headless import ProgressLines
 from agent.runtime import RefusedRequest, Runtime
@@ -106,19 +106,19 @@ class BeecodeAgent:
 
     def _session(self, session_id: str) -> AcpSession:
         if session_id not in self.sessions:
-            raise RequestError.invalid_params({"sessionId": f"no session {session_id!r}"})
+            raise refused(f"no session {session_id!r} in this connection")
         return self.sessions[session_id]
 
     async def _open(self, cwd: str, mcp: list[McpServer], request: ConnectRequest) -> AcpSession:
         workspace = Path(cwd)
         if not workspace.is_absolute() or not workspace.is_dir():
-            raise RequestError.invalid_params({"cwd": f"not an absolute folder: {cwd}"})
+            raise refused(f"not an absolute folder: {cwd}")
         if request.resume in self.sessions:  # loaded again: the old one's runtime is closed
             self.sessions.pop(request.resume).close()
         try:
             config = load_config(workspace, self.flags)
         except ConfigError as e:
-            raise RequestError.invalid_params({"config": str(e)}) from None
+            raise refused(str(e)) from None
         if (line := ignored_note(config)) is not None:
             self.progress("step", line)
         servers = {**config.mcp_servers, **client_servers(mcp)}
@@ -139,7 +139,7 @@ class BeecodeAgent:
         try:
             session = await asyncio.to_thread(connect)
         except (AppError, SessionError, RefusedRequest) as e:
-            raise RequestError.internal_error({"message": str(e)}) from None
+            raise refused(str(e), INTERNAL) from None
         self.sessions[session.id] = session
         return session
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import stat
 import sys
 from typing import IO, Any, cast
 
@@ -34,6 +35,9 @@ def main(args: list[str]) -> int:
         options = _parser().parse_args(args)
     except SystemExit as e:
         return 0 if e.code == 0 else 2
+    if not all(map(_streamable, (sys.stdin, sys.stdout))):
+        print("beecode acp: stdin and stdout must be pipes (an editor starts it)", file=sys.stderr)
+        return 2
     protocol = _own_stdout()
     flags = {
         "endpoint": options.endpoint,
@@ -43,6 +47,12 @@ def main(args: list[str]) -> int:
     }
     asyncio.run(_serve(flags, protocol))
     return 0
+
+
+def _streamable(stream: IO[str]) -> bool:
+    """A pipe, socket or terminal: what asyncio streams (a regular file is not)."""
+    mode = os.fstat(stream.fileno()).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
 
 def _own_stdout() -> IO[bytes]:

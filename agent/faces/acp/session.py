@@ -30,6 +30,7 @@ from agent.faces.headless import facts_json, stats_line, turn_figures
 from agent.permissions.rules import MODES
 from agent.runtime import Runtime
 
+INVALID_PARAMS, INTERNAL = -32602, -32603  # JSON-RPC's codes
 Outgoing = Update | PermissionRequest
 STOPS: dict[str, StopReason] = {
     "done": "end_turn",
@@ -44,6 +45,11 @@ MODE_WORDS = {
     "yolo": "everything runs (file tools still ask outside the workspace)",
     "plan": "read-only: nothing is changed or run",
 }
+
+
+def refused(line: str, code: int = INVALID_PARAMS) -> RequestError:
+    """An error the editor shows as it is: beecode's one line is the message (and its data)."""
+    return RequestError(code, f"beecode: {line}", {"message": line})
 
 
 class AcpSession:
@@ -65,7 +71,7 @@ class AcpSession:
 
     def set_mode(self, mode: str) -> None:
         if self.core.permissions is None or mode not in MODES:
-            raise RequestError.invalid_params({"modeId": f"unknown mode {mode!r}"})
+            raise refused(f"unknown mode {mode!r} (modes: {', '.join(MODES)})")
         self.core.permissions.mode = _mode(mode)
 
     async def replay(self) -> None:
@@ -75,7 +81,7 @@ class AcpSession:
 
     async def prompt(self, blocks: Sequence[PromptBlock]) -> PromptResponse:
         if self._turn is not None:
-            raise RequestError.invalid_request({"prompt": "a prompt is already running"})
+            raise refused("a prompt is already running in this session", -32600)
         queue: asyncio.Queue[Outgoing | None] = asyncio.Queue()
 
         def emit(event: Event) -> None:
@@ -135,7 +141,7 @@ class AcpSession:
     async def _close(self, finished: TurnFinished) -> PromptResponse:
         """The turn's end: beecode's account of it and its figures, then the stop reason."""
         if finished.stop_reason == "error":
-            raise RequestError.internal_error({"message": finished.final_text})
+            raise refused(finished.final_text, INTERNAL)
         figures = turn_figures(finished.stats, self.core.facts)
         lines = [*finished.facts.lines(), f"{stats_line(figures)} · session {self.id}"]
         await self.client.session_update(self.id, note("\n> ".join(lines)))
