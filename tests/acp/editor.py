@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, cast
 
-from acp import PROTOCOL_VERSION, Client, spawn_agent_process
+from acp import PROTOCOL_VERSION, Client, RequestError, spawn_agent_process
 from acp.core import ClientSideConnection
 from acp.schema import (
     AllowedOutcome,
@@ -47,6 +47,8 @@ class Editor:
         if not self.answers:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         chosen = self.answers.pop(0)
+        if chosen == "fail":  # an editor whose answer is an error
+            raise RequestError.internal_error({"details": "the prompt could not be shown"})
         assert chosen in [o.option_id for o in options]
         return RequestPermissionResponse(
             outcome=AllowedOutcome(outcome="selected", option_id=chosen)

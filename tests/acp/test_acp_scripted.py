@@ -65,6 +65,8 @@ async def test_a_prompt_asks_permission_and_the_editor_answers(
         text("Not run, as you said."),
         call("bash", {"command": "touch b.txt"}, "b2"),  # the same call: a rule refuses it now
         text("Still not run."),
+        call("bash", {"command": "touch e.txt"}, "e1"),
+        text("The editor did not answer."),
     ]
     async with beecode_acp(workspace, "--endpoint", url) as (conn, editor):
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
@@ -98,6 +100,11 @@ async def test_a_prompt_asks_permission_and_the_editor_answers(
         assert len(editor.asked) == 2  # the deny rule answered, not the editor
         assert not (workspace / "b.txt").exists()
         assert "denied by rule bash(touch b.txt)" in str(scripted.requests[5]["messages"][-1])
+
+        editor.answers = ["fail"]
+        done = await conn.prompt(session_id=sid, prompt=[text_block("make e.txt")])
+        assert done.stop_reason == "end_turn" and not (workspace / "e.txt").exists()
+        assert "the editor could not be asked" in str(scripted.requests[7]["messages"][-1])
 
 
 async def test_plan_mode_runs_no_change_whatever_the_editor_answers(

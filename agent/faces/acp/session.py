@@ -7,7 +7,6 @@ the turn as the TUI's Escape does (the history stays valid, nothing written is l
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,14 +20,15 @@ from acp.schema import (
 )
 
 from agent.config import Mode
-from agent.events import Event, PermissionRequest, TurnFinished
+from agent.events import Event, PermissionDecision, PermissionRequest, TurnFinished
 from agent.faces.acp.history import PromptBlock, prompt_text, replayed
-from agent.faces.acp.permission import OPTIONS, decision
+from agent.faces.acp.permission import CANCELLED, OPTIONS, decision
 from agent.faces.acp.updates import Translator, Update, note
 from agent.faces.contract import Core
 from agent.faces.headless import facts_json, stats_line, turn_figures
 from agent.permissions.rules import MODES
 from agent.runtime import Runtime
+from agent.sessions.store import SessionError
 
 INVALID_PARAMS, INTERNAL = -32602, -32603  # JSON-RPC's codes
 Outgoing = Update | PermissionRequest
@@ -95,6 +95,8 @@ class AcpSession:
         self._turn = asyncio.create_task(self.core.agent.run_turn(prompt_text(blocks), emit))
         try:
             finished = await self._turn
+        except SessionError as e:  # the turn's first record could not be written (disk full)
+            raise refused(str(e), INTERNAL) from None
         finally:
             self._turn = None
             queue.put_nowait(None)
@@ -131,12 +133,15 @@ class AcpSession:
             self.client.request_permission(session_id=self.id, tool_call=tool_call, options=OPTIONS)
         )
         try:
-            with contextlib.suppress(asyncio.CancelledError):
-                answer = decision(await self._asking)
-                if not request.future.done():  # done: the turn was cancelled meanwhile
-                    request.future.set_result(answer)
+            answer = decision(await self._asking)
+        except asyncio.CancelledError:  # the prompt was cancelled: the turn stops anyway
+            answer = PermissionDecision("deny", CANCELLED)
+        except Exception as e:  # the editor failed to answer: nothing runs, and the turn goes on
+            answer = PermissionDecision("deny", f"the editor could not be asked ({e}); not run")
         finally:
             self._asking = None
+        if not request.future.done():  # done: the turn was cancelled meanwhile
+            request.future.set_result(answer)
 
     async def _close(self, finished: TurnFinished) -> PromptResponse:
         """The turn's end: beecode's account of it and its figures, then the stop reason."""

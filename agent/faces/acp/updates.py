@@ -38,6 +38,7 @@ from agent.events import (
     ToolCallStarted,
 )
 from tools.files import small_text
+from tools.paths import expanded
 
 Update = AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress
 KINDS: dict[str, ToolKind] = {
@@ -101,7 +102,9 @@ class Translator:
 
     def _path(self, args: dict[str, Any]) -> Path | None:
         path = args.get("path")
-        return (self.workspace / path).resolve() if isinstance(path, str) and path else None
+        return (
+            (self.workspace / expanded(path)).resolve() if isinstance(path, str) and path else None
+        )
 
     def _started(self, event: ToolCallStarted) -> ToolCallStart | ToolCallProgress:
         path = self._path(event.arguments)
