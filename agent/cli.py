@@ -4,6 +4,7 @@ beecode                      the TUI
 beecode -p TASK [options]    one task, headless (see agent.faces.headless)
 beecode -p "/NAME ARGS"      a skill or custom command, headless
 beecode -r ID | -c [--fork]  resume a session (--fork: go on in a copy of it)
+beecode acp [options]        an Agent Client Protocol agent on stdio, for editors (agent.faces.acp)
 beecode sessions             this workspace's sessions, newest first
 beecode undo [N|--list|--redo]  restore the files of the last N turns (agent.checkpoints)
 beecode mcp list|get|add|remove|test|enable|disable|approve  MCP servers (agent.mcp_command)
@@ -118,6 +119,8 @@ def _dispatch(args: list[str]) -> int:
         return int(_entry("server.bench.command", "main")(args[1:]) or 0)
     if args and args[0] == "sessions":
         return _sessions()
+    if args and args[0] == "acp":
+        return int(_entry("agent.faces.acp.command", "main")(args[1:]))
     if args and args[0] == "undo":
         return int(_entry("agent.checkpoints.command", "main")(args[1:]))
     if args and args[0] == "mcp":

@@ -99,12 +99,13 @@ class ToolCallFinished:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-PermissionChoice = Literal["allow_once", "allow_always", "deny", "deny_with_message"]
+PermissionChoice = Literal["allow_once", "allow_always", "deny", "deny_always", "deny_with_message"]
 
 
 @dataclass(frozen=True)
 class PermissionDecision:
     choice: PermissionChoice
+    # deny_always: deny, and deny rules for the rest of the session (an editor's "reject always")
     # deny_with_message: the user's words, told to the model as theirs; deny: the face's own
     # account, told as it is (headless: nobody is there to ask)
     message: str = ""
@@ -142,6 +143,7 @@ class TurnFinished:
     stop_reason: StopReason
     final_text: str
     facts: TurnFacts = field(default_factory=TurnFacts)
+    cut: bool = False  # the answer stopped at the reply's token limit (finish_reason "length")
 
 
 @dataclass(frozen=True)

@@ -171,8 +171,11 @@ class Agent:
                     finished = (
                         None if answer is None else self._finish(turn, answer, reply.reasoning)
                     )
-                    if finished and not await self._sent_on(turn, finished):
-                        return finished
+                    if finished:
+                        if reply.finish_reason == "length":  # cut at the token limit
+                            finished = dataclasses.replace(finished, cut=True)
+                        if not await self._sent_on(turn, finished):
+                            return finished
                     continue  # set aside, sent back, or on by a Stop hook: another step
                 self._add(reply.message())
                 await self._run_calls(reply.calls, turn)

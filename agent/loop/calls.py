@@ -128,6 +128,8 @@ class CallRunner:
             reason = f"user: {answer.choice}"
             if answer.choice == "allow_always":
                 reason += " " + self.permissions.allow_always(name, subject)
+            elif answer.choice == "deny_always":
+                reason += " " + self.permissions.deny_always(name, subject)
             elif answer.choice == "deny_with_message" and answer.message:
                 reason = f"the user said: {answer.message}"
                 told = f"{USER_DENIED} The user said: {answer.message}"

@@ -180,6 +180,16 @@ class Permissions:
             self.remember(texts)
         return ", ".join(texts)
 
+    def deny_always(self, tool: str, subject: str) -> str:
+        """Add a deny rule for this call's exact subject, for this session only (never kept:
+        an answer given in an editor's prompt is no config), and return it."""
+        pattern = _literal(subject.strip())
+        text = f"{tool}({pattern})" if pattern else tool
+        self.deny.append(Rule.parse(text))
+        if fnmatchcase("bash", tool):
+            self._bash_deny.append(Rule(text, tool, None))
+        return text
+
     def outside(self, paths: list[str]) -> list[Path]:
         """Absolute forms of the paths outside the workspace and extra_roots.
 
