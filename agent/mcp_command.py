@@ -1,5 +1,6 @@
 """``beecode mcp list | get NAME | add NAME ... | remove NAME | test NAME | enable | disable |
-approve NAME...``: the MCP servers of this workspace, wherever they are configured."""
+approve NAME... | login NAME | logout NAME``: the MCP servers of this workspace, wherever they
+are configured."""
 
 from __future__ import annotations
 

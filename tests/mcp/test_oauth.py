@@ -136,6 +136,9 @@ def test_a_401_at_start_is_one_line_and_the_other_servers_start(
     assert problems == [NEEDS]
     assert "notes_env_var" in tools and not any(t.startswith("signed") for t in tools)
     assert not TokenFile(url).path.exists()  # nothing registered or stored by a start
+    header = {"signed": {"url": url, "headers": {"Authorization": "Bearer stale"}}}
+    refused = "mcp server 'signed': the server refused the Authorization header of its config"
+    assert start(header, tmp_path / "mcp.log")[0] == [f"{refused} (HTTP 401)"]
     configure(workspace, signed={"type": "http", "url": url})
     listed = beecode(workspace, "mcp", "list").communicate(timeout=120)[0]
     assert "signed · failed, needs sign-in: run `beecode mcp login signed`" in listed

@@ -249,7 +249,7 @@ class McpServers:
 
     async def _open(self, link: Link, stack: contextlib.AsyncExitStack) -> Any:
         if "url" in link.spec:  # its stored sign-in, if any (each start reads it afresh)
-            link.auth = start_auth(link.spec["url"])
+            link.auth = start_auth(link.spec["url"], link.spec.get("headers", {}))
         else:  # its stderr goes to a file of its own, beside the log
             link.stderr_path = self.log_path.with_name(f"{self.log_path.stem}.{link.name}.stderr")
         return await open_transport(link.spec, stack, link.stderr_path, link.auth)

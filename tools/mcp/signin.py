@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -155,9 +155,11 @@ class Provider(OAuthClientProvider):
 
 
 class Refused(httpx2.Auth):
-    """A server with no stored sign-in: its requests go as they are; a 401 is remembered."""
+    """A server with no stored sign-in: its requests go as they are; a 401 is remembered
+    (told apart from the refusal of an Authorization header its config sends)."""
 
-    def __init__(self) -> None:
+    def __init__(self, sends_header: bool) -> None:
+        self.sends_header = sends_header
         self.failure: BaseException | None = None
 
     async def async_auth_flow(
@@ -165,7 +167,8 @@ class Refused(httpx2.Auth):
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         response = yield request
         if response.status_code == 401:
-            self.failure = SignInNeeded()
+            header = "the server refused the Authorization header of its config (HTTP 401)"
+            self.failure = SignInNeeded(header if self.sends_header else "")
             raise self.failure
 
 
@@ -177,11 +180,11 @@ async def _no_callback() -> AuthorizationCodeResult:
     raise SignInNeeded()
 
 
-def start_auth(url: str) -> Provider | Refused:
+def start_auth(url: str, headers: Mapping[str, str]) -> Provider | Refused:
     """The auth of a server's start: its stored sign-in, refreshed when needed, or none."""
     storage = TokenFile(url)
     if not storage.exists():
-        return Refused()
+        return Refused(any(key.lower() == "authorization" for key in headers))
     return Provider(url, storage, redirect_handler=_cannot_open, callback_handler=_no_callback)
 
 
@@ -189,7 +192,7 @@ def signin_problem(name: str, auth: Provider | Refused | None) -> str:
     """Why the server's start stopped at its sign-in, in one line; "" when it did not."""
     failure = auth.failure if auth is not None else None
     if isinstance(failure, SignInNeeded):
-        return f"needs sign-in: run `beecode mcp login {name}`"
+        return str(failure) or f"needs sign-in: run `beecode mcp login {name}`"
     if failure is not None:
         text = str(failure).strip().splitlines()
         detail = text[0][:300] if text else type(failure).__name__
