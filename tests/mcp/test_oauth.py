@@ -273,3 +273,18 @@ async def _listener_refuses_another_state(url: str) -> None:
     assert names == ["whoami"]
     assert seen[0].startswith("400 ") and "state is not this sign-in's" in seen[0]
     assert seen[1] == "200"
+
+
+def test_a_sign_in_page_that_is_not_https_or_loopback_is_not_opened() -> None:
+    from tools.mcp.handoff import SignInError, answer_of, checked_page
+
+    for page in ("https://auth.example.com/authorize?x=1", "http://127.0.0.1:9/authorize"):
+        assert checked_page(page) == page
+    for page in ("http://auth.example.com/authorize", "file:///etc/passwd", "javascript:x"):
+        with pytest.raises(SignInError, match="not an https URL"):
+            checked_page(page)
+    back = "http://127.0.0.1:5/callback"
+    with pytest.raises(SignInError, match="refused the sign-in: access denied"):
+        answer_of(f"{back}?error=access_denied&error_description=access+denied&state=s", back, "s")
+    assert answer_of(f"{back}?code=c1&state=s", back, "s").code == "c1"
+    assert answer_of(" c2 \n", back, "s").code == "c2"  # the bare code
