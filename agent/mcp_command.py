@@ -1,5 +1,6 @@
 """``beecode mcp list | get NAME | add NAME ... | remove NAME | test NAME | enable | disable |
-approve NAME...``: the MCP servers of this workspace, wherever they are configured."""
+approve NAME... | login NAME | logout NAME``: the MCP servers of this workspace, wherever they
+are configured."""
 
 from __future__ import annotations
 
@@ -39,6 +40,8 @@ def _parser() -> argparse.ArgumentParser:
         ("test", "connect one server, list its tools, print timings"),
         ("enable", "start this server again in this workspace"),
         ("disable", "do not start this server in this workspace"),
+        ("login", "sign in to an HTTP server that asks for it (OAuth)"),
+        ("logout", "delete the stored sign-in of an HTTP server"),
     ):
         sub.add_parser(action, help=what).add_argument("name")
     sub.add_parser("approve", help="let project servers start here").add_argument(
@@ -92,6 +95,8 @@ def main(argv: list[str]) -> int:
             return _fail(f"{options.name} is in {where}: edit that file")
         write_entry(Path(where), options.name, None)
         print(f"removed {options.name} from {where}")
+    elif action in ("login", "logout"):
+        return _signin(workspace, options.name, raw, action)
     else:
         return _test(workspace, config, options.name, (where, raw))
     return 0
@@ -155,6 +160,18 @@ def _add(workspace: Path, config: Config, options: argparse.Namespace, command: 
     return 0
 
 
+def _signin(workspace: Path, name: str, raw: Any, action: str) -> int:
+    try:
+        spec = _expanded(workspace, raw)
+    except ValueError as err:
+        return _fail(f"{name}: {err}")
+    if "url" not in spec:
+        return _fail(f"{name} is a stdio server: only HTTP servers sign in")
+    from agent.mcp_login import login, logout  # the SDK: only when asked
+
+    return (login if action == "login" else logout)(name, spec)
+
+
 def _test(workspace: Path, config: Config, name: str, entry: tuple[str, Any]) -> int:
     """Connect one server as configured, list, time it: a project server only once approved
     (a repository's command runs only with the user's yes, here as everywhere)."""
@@ -163,11 +180,9 @@ def _test(workspace: Path, config: Config, name: str, entry: tuple[str, Any]) ->
         if needs_approval(workspace, config, name, where, raw):
             approve_it = f"beecode mcp approve {name}"
             return _fail(f"{name} is a project server not approved here: {approve_it}")
-        spec = expanded(server_spec(raw), workspace, os.environ)
+        spec = _expanded(workspace, raw)
     except ValueError as err:
         return _fail(f"{name}: {err}")
-    except KeyError as err:
-        return _fail(f"{name}: ${{{err.args[0]}}} is not set")
     from tools.mcp.servers import McpServers
 
     print(f"{name}: {shown(spec)}")
@@ -185,6 +200,14 @@ def _test(workspace: Path, config: Config, name: str, entry: tuple[str, Any]) ->
     finally:
         servers.close()
     return 0
+
+
+def _expanded(workspace: Path, raw: Any) -> dict[str, Any]:
+    """The entry's spec with its variables replaced. Raises ValueError naming what is wrong."""
+    try:
+        return expanded(server_spec(raw), workspace, os.environ)
+    except KeyError as err:
+        raise ValueError(f"${{{err.args[0]}}} is not set") from None
 
 
 def _count(items: list[Any], what: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 from mcp import ClientSession, types
 
+from tools.mcp.signin import Provider, Refused
 from tools.tool import ToolResult
 
 STDERR_TAIL_LINES = 3
@@ -42,6 +43,7 @@ class Link:
         self.stop = asyncio.Event()
         self.calls: set[asyncio.Task[Any]] = set()
         self.stderr_path: Path | None = None  # a stdio server's, set when it is started
+        self.auth: Provider | Refused | None = None  # an HTTP server's, set when it is started
         self.restarts = 0
 
     def fail(self, problem: str) -> None:

@@ -30,6 +30,7 @@ from mcp.types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from tools.mcp.link import Link, offered_tool
 from tools.mcp.problems import CLOSED, problem_of, sdk_logs_to
 from tools.mcp.requests import PING_TIMEOUT_S, answers_ping, list_extras, list_tools
+from tools.mcp.signin import signin_problem, start_auth
 from tools.mcp.spawn import open_transport
 from tools.mcp.tool import McpTool, mcp_tools, result_images, result_text
 from tools.tool import ToolResult
@@ -228,7 +229,7 @@ class McpServers:
                 link.ready.set()
                 await self._watch(link, session)
         except (Exception, asyncio.CancelledError) as error:
-            problem = problem_of(error, link.spec)
+            problem = signin_problem(link.name, link.auth) or problem_of(error, link.spec)
             if problem == CLOSED and link.state == "starting":
                 problem = "exited during start"
             link.fail(problem)  # with the server's last stderr lines when it exited
@@ -247,9 +248,11 @@ class McpServers:
                 link.fail(f"hung: no reply to a ping within {PING_TIMEOUT_S:g} s")
 
     async def _open(self, link: Link, stack: contextlib.AsyncExitStack) -> Any:
-        if "url" not in link.spec:  # its stderr goes to a file of its own, beside the log
+        if "url" in link.spec:  # its stored sign-in, if any (each start reads it afresh)
+            link.auth = start_auth(link.spec["url"], link.spec.get("headers", {}))
+        else:  # its stderr goes to a file of its own, beside the log
             link.stderr_path = self.log_path.with_name(f"{self.log_path.stem}.{link.name}.stderr")
-        return await open_transport(link.spec, stack, link.stderr_path)
+        return await open_transport(link.spec, stack, link.stderr_path, link.auth)
 
     async def _call(self, link: Link, tool: str, args: dict[str, Any]) -> ToolResult:
         session = link.session

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import httpx2
 from mcp import StdioServerParameters, stdio_client
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
@@ -60,13 +61,18 @@ def server_params(spec: Mapping[str, Any]) -> StdioServerParameters:
 
 
 async def open_transport(
-    spec: Mapping[str, Any], stack: contextlib.AsyncExitStack, stderr_path: Path | None
+    spec: Mapping[str, Any],
+    stack: contextlib.AsyncExitStack,
+    stderr_path: Path | None,
+    auth: httpx2.Auth | None = None,
 ) -> Any:
-    """The (read, write) streams of the server of ``spec``, closed with ``stack``."""
+    """The (read, write) streams of the server of ``spec``, closed with ``stack``; ``auth``:
+    an HTTP server's (tools/mcp/signin.py)."""
     if "url" in spec and spec.get("type") == "sse":
-        return await stack.enter_async_context(sse_client(spec["url"], spec.get("headers")))
+        client = sse_client(spec["url"], spec.get("headers"), auth=auth)
+        return await stack.enter_async_context(client)
     if "url" in spec:
-        http = create_mcp_http_client(headers=spec.get("headers"))
+        http = create_mcp_http_client(headers=spec.get("headers"), auth=auth)
         await stack.enter_async_context(http)
         return await stack.enter_async_context(
             streamable_http_client(spec["url"], http_client=http)
