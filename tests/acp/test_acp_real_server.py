@@ -1,5 +1,5 @@
 """`beecode acp` on the real `tiny` llama-server: a prompt's answer streams as message chunks,
-ends with end_turn, and carries the turn's figures (the server's own, with its drafts)."""
+ends (end_turn, or max_tokens where the 0.5B model rambles to the cap), and carries the turn's figures (the server's own, with its drafts)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ async def test_a_prompt_streams_and_carries_the_figures(workspace: Path, tiny_se
             session_id=session.session_id,
             prompt=[text_block("Write one short sentence about the sea.")],
         )
-    assert done.stop_reason == "end_turn"
+    assert done.stop_reason in ("end_turn", "max_tokens")  # the mapping is tested scripted
     chunks = editor.of("agent_message_chunk")
     assert len(chunks) > 2, chunks  # streamed: the answer's pieces, then beecode's closing line
     figures = done.field_meta["beecode"]["figures"] if done.field_meta else None

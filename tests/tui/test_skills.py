@@ -57,7 +57,9 @@ async def test_a_skill_command_starts_a_turn_in_the_core(skilled: Path) -> None:
 def test_completion_offers_skills_and_commands_after_slash(skilled: Path) -> None:
     found = complete("/wri", 4, True, skilled)
     assert found is not None and [o[0] for o in found.options] == ["/write-skill", "/write-tests"]
-    found = complete("/te", 3, True, skilled)
+    found = complete("/tea", 4, True, skilled)
     assert found is not None and found.options == [("/team:review", "Review a file")]
+    found = complete("/te", 3, True, skilled)  # the built-in /test, then the custom command
+    assert found is not None and [o[0] for o in found.options] == ["/test", "/team:review"]
     found = complete("/g", 2, True, skilled)
     assert found is not None and ("/greet", "Greet someone.") in found.options
