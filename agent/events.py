@@ -119,6 +119,7 @@ class PermissionRequest:
     subject: str  # the command line or path
     preview: str  # what will run or change (a diff for edits)
     future: asyncio.Future[PermissionDecision]
+    agent: str = ""  # the sub-agent that asks ("": the main agent)
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,38 @@ class TurnFinished:
     final_text: str
     facts: TurnFacts = field(default_factory=TurnFacts)
     cut: bool = False  # the answer stopped at the reply's token limit (finish_reason "length")
+
+
+@dataclass(frozen=True)
+class SubagentStarted:
+    """A sub-agent (``agent.subagents``) began a task the model gave it."""
+
+    task_id: str
+    agent: str
+    description: str
+
+
+@dataclass(frozen=True)
+class SubagentStep:
+    """One of a running sub-agent's steps: a tool call's start or end, a request's figures."""
+
+    task_id: str
+    agent: str
+    event: ToolCallStarted | ToolCallFinished | StepStats
+
+
+@dataclass(frozen=True)
+class SubagentFinished:
+    """A sub-agent's end: its answer (as the main agent gets it), its requests' figures and
+    beecode's account at its end (the turn's changes so far, from the turn's checkpoint, and
+    its own commands)."""
+
+    task_id: str
+    agent: str
+    stop_reason: StopReason
+    result: str
+    stats: list[RequestStats]
+    facts: TurnFacts = field(default_factory=TurnFacts)
 
 
 @dataclass(frozen=True)
@@ -227,5 +260,8 @@ Event = (
     | HooksSkipped
     | CheckStarted
     | CheckFinished
+    | SubagentStarted
+    | SubagentStep
+    | SubagentFinished
 )
 EventSink = Callable[[Event], None]

@@ -27,6 +27,17 @@ class ToolRegistry:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
 
+    def insert(self, tool: Tool) -> None:
+        """Add ``tool`` before the MCP servers' tools (theirs come and go with the servers)."""
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        tools = list(self._tools.values())
+        at = next(
+            (n for n, t in enumerate(tools) if type(t).__module__.startswith("tools.mcp")), None
+        )
+        tools.insert(len(tools) if at is None else at, tool)
+        self._tools = {t.name: t for t in tools}
+
     def remove(self, name: str) -> None:
         self._tools.pop(name, None)
 

@@ -63,6 +63,7 @@ BUILT_IN: tuple[Command, ...] = (
     Command("server", "Show or hide the server panel"),
     Command("mcp", "MCP servers"),
     Command("skills", "Skills"),
+    Command("agents", "Sub-agents the model can hand a task to"),
     Command("bench", "How to measure speculation on this machine"),
     Command("quit", "Quit (stops a server this app started)"),
 )

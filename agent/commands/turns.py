@@ -29,6 +29,8 @@ from agent.feedback.requested import REQUESTED, run_requested
 from agent.loop.agent import Agent
 from agent.permissions.asking import admitted
 from agent.permissions.rules import Permissions
+from agent.subagents.definitions import TASK_TOOL
+from agent.subagents.tool import TaskTool
 from skills.disclose import activation, catalogue, substitute
 from skills.skill import Skill
 from tools.mcp.extras import prompt_text, with_attachments
@@ -72,13 +74,9 @@ def setup_skills(
     members: list[Tool] = [t for n in tools.names() if (t := tools.get(n)) is not None]
     tool = SkillTool(offered, scope.narrow) if offered else None
     approved = tool.approved if tool is not None else set()
-    # After the built-in tools, before MCP servers' (theirs come and go with the servers).
-    at = next(
-        (n for n, t in enumerate(members) if type(t).__module__.startswith("tools.mcp")), None
-    )
-    if tool is not None:
-        members.insert(len(members) if at is None else at, tool)
     registry = ScopedRegistry(members, scope)
+    if tool is not None:
+        registry.insert(tool)  # after the built-in tools, before MCP servers'
     open_skill_folders(loaded.skills.skills, ctx, permissions)
     return SkillSetup(registry, catalogue(offered, count), loaded, scope, tool, approved)
 
@@ -138,6 +136,8 @@ class CommandAgent(Agent):
             text, skill = substitute(command.template, parsed[1]), None
         if skill is not None:
             self.skills.scope.narrow(skill)
+        if isinstance(task := self.registry.get(TASK_TOOL), TaskTool):
+            task.bind(emit)  # where its sub-agents tell their events this turn
         if self.mcp is not None and "@" in text:
             text = await with_attachments(self.mcp, text, self.config.max_output_chars)
         try:

@@ -5,7 +5,8 @@ Output formats: ``text`` (the answer on stdout; tool calls and a stats line on s
 ``agent.model.stats.TurnFigures``), turns (each request's), tool_calls, checks (the project's
 lint, tests and language server, as run after the turn's changes), the turn's facts as
 changes, commands, failed and doubts, hooks (what they said or blocked, those skipped; also
-``beecode:`` lines on stderr in every format), session_id) and ``stream-json``
+``beecode:`` lines on stderr in every format), subagents (each one's agent, result, stop_reason,
+figures and facts), session_id) and ``stream-json``
 (every event as one JSON line, then the same result object with ``"type": "result"``). In
 every format the server start's progress goes to stderr: its steps, and the bars of a build or a
 download with the time they have left (``ProgressLines``).
@@ -27,9 +28,6 @@ import dataclasses
 import json
 import signal
 import sys
-import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -42,11 +40,14 @@ from agent.events import (
     PermissionDecision,
     PermissionRequest,
     RequestStats,
+    SubagentFinished,
+    SubagentStep,
     ToolCallFinished,
     ToolCallStarted,
     TurnFinished,
 )
 from agent.faces.contract import ConnectRequest, Facts, TurnRunner
+from agent.faces.progress_lines import ProgressLines
 from agent.facts import TurnFacts
 from agent.model.stats import TurnFigures, combine
 from agent.runtime import RefusedRequest, Runtime
@@ -62,7 +63,7 @@ EXIT = {
     "blocked": 3,
     "cancelled": 130,
 }
-PROGRESS_EVERY_S = 10.0  # a build's or a download's bar on stderr, at most this often
+
 HEADLESS_DENIAL = (
     "No user is present to approve this (headless run); it was not run. "
     "Do without it, or finish and say what you would need."
@@ -114,46 +115,6 @@ def facts_json(facts: TurnFacts) -> dict[str, Any]:
     }
 
 
-class ProgressLines:
-    """The start's progress on stderr, one line each: a step at once; a build's or a download's
-    bar the first time, then at most every ``every_s`` seconds (a build reports hundreds of
-    steps), and its latest state before any other line, so its end is never left out."""
-
-    def __init__(
-        self,
-        err: TextIO,
-        every_s: float = PROGRESS_EVERY_S,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.err, self.every_s, self.clock = err, every_s, clock
-        self._printed: dict[str, float] = {}  # key -> when its last line was printed
-        self._held: dict[str, str] = {}  # key -> its latest line, not printed yet
-        self._lock = threading.Lock()  # a Progress may be called from any thread
-
-    def __call__(self, key: str, line: str) -> None:
-        with self._lock:
-            now = self.clock()
-            last = self._printed.get(key)
-            if key != "step" and last is not None and now - last < self.every_s:
-                self._held[key] = line
-                return
-            self._held.pop(key, None)
-            self._flush()
-            self._printed[key] = now
-            print(f"beecode: {line}", file=self.err, flush=True)
-
-    def flush(self) -> None:
-        """Print the held lines (each bar's latest state)."""
-        with self._lock:
-            self._flush()
-
-    def _flush(self) -> None:
-        for key, line in self._held.items():
-            self._printed[key] = self.clock()
-            print(f"beecode: {line}", file=self.err, flush=True)
-        self._held.clear()
-
-
 class HeadlessFace:
     """Renders events for a terminal or a pipe and answers permission requests with a denial."""
 
@@ -164,15 +125,17 @@ class HeadlessFace:
         self.tool_calls: dict[str, dict[str, Any]] = {}
         self.hooks: list[dict[str, Any]] = []  # what hooks said or blocked, and those skipped
         self.checks: list[dict[str, Any]] = []  # the project's checks run (agent.feedback)
+        self.subagents: list[dict[str, Any]] = []  # each sub-agent's answer and figures
 
     def emit(self, event: Event) -> None:
         if self.format == "stream-json":
             print(json.dumps(event_json(event), ensure_ascii=False), file=self.out, flush=True)
         match event:
             case PermissionRequest():
+                who = f"{event.agent} agent: " if event.agent else ""
                 print(
-                    f"beecode: denied {event.tool}({event.subject[:80]}): a headless run cannot "
-                    "ask; allow it with --permission-mode or an allow rule",
+                    f"beecode: {who}denied {event.tool}({event.subject[:80]}): a headless run "
+                    "cannot ask; allow it with --permission-mode or an allow rule",
                     file=self.err,
                 )
                 event.future.set_result(PermissionDecision("deny", HEADLESS_DENIAL))
@@ -195,6 +158,18 @@ class HeadlessFace:
                 if self.format == "text":
                     ran = f"{event.kind} `{event.command}`" if event.command else event.kind
                     print(f"beecode: check {ran}: {event.status} ({event.summary})", file=self.err)
+            case SubagentStep(event=ToolCallStarted() as call) if self.format == "text":
+                print(
+                    f"  [{event.agent}] → {call.name} {json.dumps(call.arguments)[:140]}",
+                    file=self.err,
+                )
+            case SubagentFinished():
+                figures = turn_figures(event.stats, self.facts)
+                self.subagents.append(
+                    {"task_id": event.task_id, "agent": event.agent, "result": event.result}
+                    | {"stop_reason": event.stop_reason, "figures": figures and figures.as_json()}
+                    | facts_json(event.facts)
+                )
             case ToolCallFinished():
                 self.tool_calls.setdefault(event.call_id, {"id": event.call_id, "name": event.name})
                 self.tool_calls[event.call_id].update(
@@ -212,6 +187,7 @@ class HeadlessFace:
             "checks": self.checks,
             **facts_json(finished.facts),
             "hooks": self.hooks,
+            "subagents": self.subagents,
             "session_id": session_id,
         }
         if self.format == "json":

@@ -33,6 +33,7 @@ CLAUDE_NAMES: dict[str, tuple[str, ...]] = {
     "grep": ("Grep",),
     "ls": ("LS",),
     "todo": ("TodoWrite",),
+    "task": ("Task", "Agent"),
 }
 # Argument names as Claude Code's tools call them, added beside beecode's in tool_input.
 CLAUDE_ARGS = {"path": "file_path", "old": "old_string", "new": "new_string"}

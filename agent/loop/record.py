@@ -59,6 +59,8 @@ class FactsRecorder:
         if call.name == "bash" and isinstance(args.get("command"), str):
             code = exit_code if isinstance(exit_code, int) else None
             self.commands.append(CommandRun(args["command"], code, _start(result.output)))
+        # A sub-agent's commands (the task tool's) are the turn's too.
+        self.commands += [c for c in result.meta.get("commands", ()) if isinstance(c, CommandRun)]
         path = result.meta.get("path")
         if kind == "edit" and not result.is_error and isinstance(path, str):
             (self.created if result.meta.get("created") else self.changed)[path] = None

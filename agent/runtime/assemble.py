@@ -28,6 +28,7 @@ from agent.permissions.allowed import AllowedRules
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
 from agent.small import session_policy
+from agent.subagents.tool import add_subagents
 from server.brake import Brake
 from server.client import get_props, get_slots, served_model
 from server.errors import ServerError
@@ -280,7 +281,7 @@ def assemble_agent(
     skills = setup_skills(workspace, config, registry, ctx, permissions, served.counter.count_text)
     skills.loaded.registry.add(prompt_commands(mcp))  # /server:prompt
     session = earlier or Session.create(workspace)
-    return CommandAgent(
+    agent = CommandAgent(
         served.chat,
         skills.registry,
         permissions,
@@ -299,6 +300,8 @@ def assemble_agent(
         repo_map=repo_map(workspace, config, served),
         hooks=Hooks.configured(workspace, config, session, lambda: permissions.mode),
     )
+    add_subagents(agent, ctx, config, served.small)  # the task tool
+    return agent
 
 
 def repo_map(workspace: Path, config: Config, served: ServedModel) -> RepoMap | None:

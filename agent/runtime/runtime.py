@@ -19,6 +19,7 @@ from agent.context.prefill import context_parts, context_report
 from agent.faces.contract import ConnectRequest, Core, Facts, Progress, ServerView, SessionRow
 from agent.runtime.progress import DownloadLines, build_line
 from agent.runtime.slot_keeper import SlotKeeper
+from agent.subagents.tool import agents_listing
 
 if TYPE_CHECKING:
     from agent.loop.agent import Agent
@@ -317,6 +318,8 @@ class Runtime:
         if what == "resources":  # @server:uri attachments
             offers = self.mcp.offers() if self.mcp is not None else {}
             return [f"{name}:{r.uri}" for name, (_, listed) in offers.items() for r in listed]
+        if what == "agents":  # the task tool's sub-agents
+            return agents_listing(self.agent)
         if what == "mcp":
             if self.mcp is None:
                 return ["No MCP servers: add them to .mcp.json or [mcp_servers] in config.toml."]

@@ -293,6 +293,9 @@ class SlashCommands:
 
         self._background(job())
 
+    async def cmd_agents(self, arg: str) -> None:
+        self._background(self._extras("agents"))
+
     async def cmd_bench(self, arg: str) -> None:
         self._background(self._extras("bench"))
 

@@ -1,5 +1,6 @@
 """`beecode acp` on the real `tiny` llama-server: a prompt's answer streams as message chunks,
-ends (end_turn, or max_tokens where the 0.5B model rambles to the cap), and carries the turn's figures (the server's own, with its drafts)."""
+ends (end_turn, or max_tokens where the 0.5B model rambles to the cap), and carries the turn's
+figures (the server's own, with its drafts)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,8 @@ import pytest
 
 from agent.config import Config
 from agent.faces.contract import ConnectRequest
-from agent.faces.headless import ProgressLines, run_headless
+from agent.faces.headless import run_headless
+from agent.faces.progress_lines import ProgressLines
 from agent.runtime import Runtime
 from agent.runtime.assemble import AppError
 from agent.runtime.progress import MB, DownloadLines, download_line

@@ -84,7 +84,7 @@ def test_without_mcp_servers_the_sdk_is_not_even_imported(endpoint: str, tmp_pat
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "10"]  # the 9 built-in tools and skill
+    assert done.stdout.split() == ["False", "11"]  # the 9 built-in tools, skill and task
 
 
 def test_the_runtime_lists_servers_with_status_and_closes_them_on_quit(

@@ -35,7 +35,7 @@ from agent.config import ConfigError, ignored_note, load_config
 from agent.faces.acp.history import PromptBlock
 from agent.faces.acp.session import INTERNAL, AcpSession, refused
 from agent.faces.contract import ConnectRequest
-from agent.faces.headless import ProgressLines
+from agent.faces.progress_lines import ProgressLines
 from agent.runtime import RefusedRequest, Runtime
 from agent.runtime.assemble import AppError
 from agent.sessions.store import SessionError, beecode_version

@@ -36,6 +36,9 @@ from agent.events import (
     ReasoningDelta,
     RequestStats,
     StepStats,
+    SubagentFinished,
+    SubagentStarted,
+    SubagentStep,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
@@ -259,6 +262,8 @@ class MainScreen(Screen[None]):
                 await view.note(event.line(), "info" if event.kind == "output" else "warning")
             case HooksSkipped():
                 await view.note(event.line(), "warning")
+            case SubagentStarted() | SubagentStep() | SubagentFinished():
+                await view.subagent(event)
             case TurnFinished():
                 await self._finish(event)
 

@@ -56,7 +56,12 @@ class PermissionScreen(ModalScreen[PermissionDecision | None]):
         verb = VERBS.get(request.kind, request.kind)
         with Vertical(id="dialog"):
             yield Static(
-                Content.assemble("Allow ", (request.tool, "bold"), f" to {verb}?"),
+                Content.assemble(
+                    f"{request.agent} agent: " if request.agent else "",
+                    "Allow ",
+                    (request.tool, "bold"),
+                    f" to {verb}?",
+                ),
                 id="question",
             )
             yield Static(Content(request.subject), id="subject")

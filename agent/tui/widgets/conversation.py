@@ -14,7 +14,15 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from agent.context.mentions import typed_part
-from agent.events import CheckFinished, CheckStarted, ToolCallFinished, ToolCallStarted
+from agent.events import (
+    CheckFinished,
+    CheckStarted,
+    SubagentFinished,
+    SubagentStarted,
+    SubagentStep,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from agent.facts import TurnFacts
 from agent.tui import collector
 from agent.tui import format as fmt
@@ -22,6 +30,7 @@ from agent.tui.widgets.background import SameRows
 from agent.tui.widgets.blocks import CheckBlock, FactsBlock, Note, ToolBlock, UserMessage
 from agent.tui.widgets.reply import GrowingMarkdown, Transcript
 from agent.tui.widgets.scrollbar import QuickScrolling
+from agent.tui.widgets.subagent import SubagentBlock
 
 # Textual lays out every displayed widget of the screen whenever anything changes size, as a
 # streaming reply does every frame; that work grows with the widgets displayed (a Markdown reply
@@ -71,6 +80,7 @@ class Conversation(SameRows, QuickScrolling, VerticalScroll):
         self._reasoning: Markdown | None = None
         self._tools: dict[str, ToolBlock] = {}
         self._checks: dict[str, CheckBlock] = {}  # by kind: one check of a kind runs at a time
+        self._subagents: dict[str, SubagentBlock] = {}
         self._hidden = 0  # units hidden above
         self._held: set[Markdown] = set()  # streamed replies whose last frame is not out yet
 
@@ -211,6 +221,18 @@ class Conversation(SameRows, QuickScrolling, VerticalScroll):
             block = CheckBlock(CheckStarted(done.kind, done.command))
             await self._add(block)
         await block.finish(done)
+
+    async def subagent(self, event: SubagentStarted | SubagentStep | SubagentFinished) -> None:
+        """A sub-agent's start mounts its block; its steps and its end update it."""
+        if isinstance(event, SubagentStarted):
+            await self.close_streams()
+            self._subagents[event.task_id] = SubagentBlock(event)
+            await self._add(self._subagents[event.task_id])
+        elif (block := self._subagents.get(event.task_id)) is not None:
+            if isinstance(event, SubagentStep):
+                block.step(event)
+            else:
+                block.finish(event)
 
     async def note(self, text: str, level: str = "info") -> None:
         await self.close_streams()
