@@ -133,6 +133,8 @@ _PRIVILEGED = (
     "pass_env",
     "hooks",
     "notify",
+    "lint_cmd",  # the project's own commands: a hostile repository would name what it likes
+    "test_cmd",
 )
 _SAFE_PROJECT_MODES = ("ask", "plan")
 _ACCUMULATE = (

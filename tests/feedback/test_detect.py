@@ -16,6 +16,7 @@ from agent.feedback.detect import checks, detect_test
 from agent.feedback.run import Feedback
 from agent.permissions.rules import Permissions
 from agent.sessions.store import Session
+from server.paths import config_dir
 from tests.agent.loop_kit import Face
 from tests.feedback.conftest import python_project
 from tools.tool import ToolContext
@@ -69,6 +70,23 @@ def test_bad_settings_are_one_line_errors(ws: Path) -> None:
     config = load_config(ws)  # an untrusted project may not raise beecode's limits
     assert config.test_timeout_s == 120.0 and config.check_rounds == 1
     assert "test_timeout_s" in config.ignored_project_settings
+
+
+@pytest.mark.usefixtures("beecode_dirs")
+def test_an_untrusted_project_cannot_name_the_commands_its_checks_run(ws: Path) -> None:
+    (ws / ".beecode").mkdir()
+    (ws / ".beecode" / "config.toml").write_text(
+        'lint_cmd = "python lint.py"\ntest_cmd = ["python", "t.py"]\nauto_test = true\n'
+    )
+    config = load_config(ws)
+    assert config.lint_cmd is None and config.test_cmd is None and config.auto_test
+    assert {"lint_cmd", "test_cmd"} <= set(config.ignored_project_settings)
+    assert checks(ws, config) == {}  # nothing found in the project's files either
+    user = config_dir() / "config.toml"
+    user.write_text(f"trusted_workspaces = [{json.dumps(str(ws))}]\n")
+    trusted = load_config(ws)
+    assert trusted.lint_cmd == "python lint.py" and trusted.test_cmd == ["python", "t.py"]
+    assert set(checks(ws, trusted)) == {"lint", "test"}
 
 
 async def _run_tests(ws: Path) -> CheckFinished:

@@ -19,8 +19,9 @@ def test_a_failing_check_reaches_the_real_model_within_the_round_limit(
     tiny_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ws = tmp_path / "ws"
-    (ws / ".beecode").mkdir(parents=True)
-    (ws / ".beecode" / "config.toml").write_text(
+    ws.mkdir()
+    (tmp_path / "config").mkdir()  # the user's config: an untrusted project may not name test_cmd
+    (tmp_path / "config" / "config.toml").write_text(
         'temperature = 0.0\ntest_cmd = "echo demo check failed; exit 1"\nauto_test = true\n'
         "check_rounds = 1\nlsp = false\n"
     )
