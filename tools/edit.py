@@ -12,14 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tools.files import (
-    atomic_write,
-    existing_file,
-    numbered,
-    read_text,
-    syntax_note,
-    unified_diff,
-)
+from tools.files import existing_file, file_text, numbered, syntax_note, unified_diff, write_file
 from tools.formats import parse_error
 from tools.paths import move_command, shown_path
 from tools.textcodec import FileCodec
@@ -48,7 +41,7 @@ class EditTool(BaseTool):
             raise ToolError("old and new are the same; nothing to change")
         full = existing_file(args["path"], ctx)
         shown = shown_path(full, ctx)
-        text, codec = read_text(full, shown)
+        text, codec = await file_text(full, shown, ctx)
         if codec.legacy and not (old + new).isascii():
             raise ToolError(
                 f"{shown} is not valid UTF-8 (a legacy encoding such as Latin-1?), so non-ASCII "
@@ -76,7 +69,7 @@ class EditTool(BaseTool):
             )
         if not starts and (loose := _loosely(text, old, new, shown)):
             after, where = loose
-            return _written(full, text, after, codec, shown, where)
+            return await _written(full, text, after, codec, shown, where, ctx)
         if not starts:
             raise ToolError(not_found(shown_text(text), old, shown))
         lines = [text.count("\n", 0, start) + 1 for start in starts]
@@ -89,13 +82,13 @@ class EditTool(BaseTool):
             where = f"1 replacement at line {lines[0]}"
         else:
             where = f"{len(lines)} replacements at lines {_listed(lines)}"
-        return _written(full, text, text.replace(old, new), codec, shown, where)
+        return await _written(full, text, text.replace(old, new), codec, shown, where, ctx)
 
 
-def _written(
-    full: Path, text: str, after: str, codec: FileCodec, shown: str, where: str
+async def _written(
+    full: Path, text: str, after: str, codec: FileCodec, shown: str, where: str, ctx: ToolContext
 ) -> ToolResult:
-    atomic_write(full, after, codec, shown)
+    await write_file(full, after, codec, shown, ctx)
     stored = f" (kept as {codec.note})" if codec.note else ""
     broken = syntax_note(shown, text, after)
     return ToolResult(

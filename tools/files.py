@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import difflib
 import errno
+import io
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from tools.formats import newly_broken
-from tools.lines import bounded_lines, count_lines
+from tools.lines import bounded_lines, count_lines, text_lines
 from tools.nofollow import open_file
 from tools.output import cut_line
 from tools.paths import resolve_in_workspace, shown_path
 from tools.textcodec import UTF8, FileCodec, atomic_write_bytes, decode_file, marked_codec
 from tools.textcodec import shown as shown_text
+from tools.textfiles import editor_text, editor_wrote, reader, writer
 from tools.tool import INT, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
 
 _SNIFF_BYTES = 8192
@@ -110,6 +112,24 @@ def atomic_write(full: Path, text: str, codec: FileCodec, shown: str) -> None:
         raise ToolError(f"cannot write {shown}: {why}", {UNWRITABLE: True}) from None
 
 
+async def file_text(full: Path, shown: str, ctx: ToolContext) -> tuple[str, FileCodec]:
+    """``read_text``, with the text the editor holds where it reads files (the codec stays the
+    disk's: the disk is written in it when the editor does not write it)."""
+    text, codec = read_text(full, shown)
+    files = reader(ctx)
+    return (await editor_text(files, full, shown), codec) if files is not None else (text, codec)
+
+
+async def write_file(full: Path, text: str, codec: FileCodec, shown: str, ctx: ToolContext) -> None:
+    """``atomic_write``, or through the editor where it writes files."""
+    files = writer(ctx)
+    if files is None:
+        atomic_write(full, text, codec, shown)
+    elif not await editor_wrote(files, full, text, shown):
+        # The editor kept it in its buffer only: the disk too, for checkpoints, git and tests.
+        atomic_write(full, text, codec, shown)
+
+
 def syntax_note(shown: str, before: str | None, after: str) -> dict[str, str]:
     """The warning (``note``) and the error (``broken``, for the turn's facts) when a change left
     a file that no longer parses (``tools.formats.newly_broken``); {} when it parses: the model
@@ -156,18 +176,27 @@ class ReadTool(BaseTool):
         codec = marked_codec(head)
         if codec is None and b"\0" in head:
             raise ToolError(f"{path} is a binary file ({size} bytes); not shown")
+        files, text = reader(ctx), None
+        if files is not None and size <= MAX_TEXT_BYTES:  # the editor's buffer, saved or not
+            text = await editor_text(files, full, shown_path(full, ctx))
+            size = len(text.encode("utf-8", "surrogatepass"))
         offset, limit = args.get("offset"), args.get("limit")
         if offset is None and limit is None and size > ctx.max_output_chars:
-            raise ToolError(self._too_big(path, full, size, ctx.max_output_chars))
+            total = count_lines(full) if text is None else text_lines(text)
+            raise ToolError(self._too_big(path, total, size, ctx.max_output_chars))
         first = offset if offset is not None else 1
         if first < 1 or (limit is not None and limit < 1):
             raise ToolError("offset and limit must be at least 1")
         encoding = codec.reader if codec is not None else "utf-8"
-        return ToolResult(self._lines(full, encoding, first, limit, ctx.max_output_chars))
+        with (
+            io.StringIO(text, newline="")
+            if text is not None
+            else open(open_file(full), encoding=encoding, errors="replace", newline="")
+        ) as file:
+            return ToolResult(self._lines(file, first, limit, ctx.max_output_chars))
 
     @staticmethod
-    def _too_big(path: str, full: Path, size: int, budget: int) -> str:
-        total = count_lines(full)
+    def _too_big(path: str, total: int, size: int, budget: int) -> str:
         # A range that fits: average line plus its number and tab, with a tenth to spare.
         per_line = size / max(total, 1) + NUMBER_ROOM
         per_call = max(1, int(budget * 0.9 / per_line))
@@ -177,20 +206,18 @@ class ReadTool(BaseTool):
         )
 
     @staticmethod
-    def _lines(full: Path, encoding: str, first: int, limit: int | None, budget: int) -> str:
+    def _lines(file: TextIO, first: int, limit: int | None, budget: int) -> str:
         wanted: list[tuple[str, int]] = []
         used, total, full_enough = 0, 0, False
-        with open(open_file(full), encoding=encoding, errors="replace", newline="") as file:
-            # One pass: collect the range within the output budget, and count every line;
-            # each line is read in bounded pieces, so a huge one-line file costs no memory.
-            lines = bounded_lines(file, MAX_LINE_CHARS)
-            for total, (line, length) in enumerate(lines, 1):
-                if total < first or full_enough or len(wanted) == limit:
-                    continue
-                used += min(length + 1, MAX_LINE_CHARS) + NUMBER_ROOM
-                full_enough = used > budget and bool(wanted)
-                if not full_enough:
-                    wanted.append((line, length))
+        # One pass: collect the range within the output budget, and count every line; each
+        # line is read in bounded pieces, so a huge one-line file costs no memory.
+        for total, (line, length) in enumerate(bounded_lines(file, MAX_LINE_CHARS), 1):
+            if total < first or full_enough or len(wanted) == limit:
+                continue
+            used += min(length + 1, MAX_LINE_CHARS) + NUMBER_ROOM
+            full_enough = used > budget and bool(wanted)
+            if not full_enough:
+                wanted.append((line, length))
         if total == 0:
             return "(empty file)"
         if not wanted:
@@ -225,13 +252,16 @@ class WriteTool(BaseTool):
                 before, codec = read_text(full, shown)
             except ToolError:
                 pass  # binary or huge: replaced whole, its diff shown from empty
+            else:
+                if (files := reader(ctx)) is not None:  # the diff from the editor's buffer
+                    before = await editor_text(files, full, shown)
         if codec.legacy:  # the whole content is new: written as UTF-8, shown as it was
             before, codec = shown_text(before), UTF8
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
         counted = f"{lines} line{'' if lines == 1 else 's'}"
         if not created and before == content:  # said plainly: a model rewriting it is done
             return ToolResult(f"{shown} already holds this content ({counted}); nothing changed")
-        atomic_write(full, content, codec, shown)
+        await write_file(full, content, codec, shown, ctx)
         verb = "created" if created else "wrote"
         broken = syntax_note(shown, None if created else before, content)
         return ToolResult(

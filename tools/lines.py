@@ -43,3 +43,8 @@ def count_lines(path: Path) -> int:
             total += block.count(b"\n")
             last = block[-1:]
     return total + (last != b"\n")
+
+
+def text_lines(text: str) -> int:
+    """``count_lines`` of a text held in memory."""
+    return text.count("\n") + (bool(text) and not text.endswith("\n"))

@@ -13,9 +13,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from tools.arguments import check_arguments
+
+if TYPE_CHECKING:
+    from tools.textfiles import TextFiles
 
 # read: never changes anything; edit: changes files; execute: runs commands or changes git state.
 Kind = Literal["read", "edit", "execute"]
@@ -55,6 +58,8 @@ class ToolContext:
     # The user trusts the workspace (trusted_workspaces): git run by bash may use the repository's
     # own config, its hooks included (tools.git_safety.command_git_env is not applied).
     trusted_workspace: bool = False
+    # An editor that reads and writes the file tools' text (its unsaved buffers); None: the disk.
+    text_files: TextFiles | None = None
 
 
 @runtime_checkable

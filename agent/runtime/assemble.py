@@ -40,6 +40,7 @@ from tools.tool import ToolContext
 if TYPE_CHECKING:
     from agent.context.repomap import RepoMap
     from tools.mcp.servers import McpServers
+    from tools.textfiles import TextFiles
 
 Progress = Callable[[str], None]
 ENDPOINT_CONNECT_S = 5.0  # an --endpoint that takes longer to accept a connection is unreachable
@@ -254,10 +255,12 @@ def assemble_agent(
     earlier: Session | None,
     registry: ToolRegistry,
     mcp: McpServers | None = None,
+    text_files: TextFiles | None = None,
 ) -> CommandAgent:
     """The agent around a served model: tools (with the ``skill`` tool), permissions with the
     remembered allow rules, the session (``earlier`` or a new one), the system prompt with the
-    project's memory and the skills catalogue, and the slash commands a user can run."""
+    project's memory and the skills catalogue, and the slash commands a user can run.
+    ``text_files``: an editor the file tools read and write through (None: the disk)."""
     extra_roots = [Path(p) for p in config.extra_roots]
     ctx = ToolContext(
         workspace=workspace,
@@ -268,6 +271,7 @@ def assemble_agent(
         pass_env=config.pass_env,
         sandbox=config.sandbox,
         trusted_workspace=workspace_trusted(workspace, config),
+        text_files=text_files,
     )
     allowed = AllowedRules(workspace)
     permissions = Permissions(

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from agent.runtime.assemble import ServedModel
     from server.cli.progress import Hooks
     from tools.mcp.servers import McpServers
+    from tools.textfiles import TextFiles
 
 
 class RefusedRequest(Exception):
@@ -67,6 +68,7 @@ class Runtime:
         self.ask_mcp: Callable[[dict[str, str]], bool] | None = None  # set by a face that asks
         self._mcp_asked = False  # once per run: /clear and /resume do not ask again
         self.slot = SlotKeeper()  # whose conversation the server's slot holds
+        self.text_files: TextFiles | None = None  # an editor's buffers for the file tools (ACP)
 
     def connect(self, request: ConnectRequest, progress: Progress) -> Core:
         """A new agent (a new, resumed or continued session, maybe on another profile); the
@@ -113,7 +115,9 @@ class Runtime:
             source = earlier if request.fork else None
             if source is not None:  # once the server is up: a failed start leaves no copy
                 earlier = fork_session(source)
-            agent = assemble_agent(self.workspace, config, served, earlier, tools, mcp)
+            agent = assemble_agent(
+                self.workspace, config, served, earlier, tools, mcp, self.text_files
+            )
         except BaseException:
             if mcp is not None and not reuse:
                 mcp.close()

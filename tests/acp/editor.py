@@ -1,6 +1,7 @@
 """The editor's side for the ACP tests: the SDK's own client connection to a real
 ``beecode acp`` subprocess, recording every session update and answering each permission
-request with the next scripted option."""
+request with the next scripted option. With ``fs``, it offers its file requests: reads answer
+from its buffers (the disk for a file it has none of), writes go to a buffer only (unsaved)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,13 @@ from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
     DeniedOutcome,
+    FileSystemCapabilities,
     InitializeResponse,
     PermissionOption,
+    ReadTextFileResponse,
     RequestPermissionResponse,
     ToolCallUpdate,
+    WriteTextFileResponse,
 )
 
 SHUTDOWN_S = 30.0  # for beecode to close its sessions once stdin closes
@@ -36,6 +40,9 @@ class Editor:
         self.cancelled = asyncio.Event()
         self.asked: list[ToolCallUpdate] = []
         self.init: InitializeResponse | None = None
+        self.buffers: dict[str, str] = {}  # by absolute path: the open files' text
+        self.file_requests: list[tuple[str, str, str]] = []  # (read or write, path, session)
+        self.failing: set[str] = set()  # paths whose requests the editor answers with an error
 
     async def request_permission(
         self, options: list[PermissionOption], session_id: str, tool_call: ToolCallUpdate, **_: Any
@@ -54,6 +61,23 @@ class Editor:
             outcome=AllowedOutcome(outcome="selected", option_id=chosen)
         )
 
+    async def read_text_file(self, path: str, session_id: str, **_: Any) -> ReadTextFileResponse:
+        self._file("read", path, session_id)
+        text = self.buffers[path] if path in self.buffers else Path(path).read_text()
+        return ReadTextFileResponse(content=text)
+
+    async def write_text_file(
+        self, path: str, content: str, session_id: str, **_: Any
+    ) -> WriteTextFileResponse:
+        self._file("write", path, session_id)
+        self.buffers[path] = content
+        return WriteTextFileResponse()
+
+    def _file(self, verb: str, path: str, session_id: str) -> None:
+        self.file_requests.append((verb, path, session_id))
+        if path in self.failing:
+            raise RequestError.internal_error({"details": "the buffer is locked"})
+
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates.append(update)
 
@@ -66,10 +90,11 @@ class Editor:
 
 @asynccontextmanager
 async def beecode_acp(
-    workspace: Path, *args: str
+    workspace: Path, *args: str, fs: FileSystemCapabilities | None = None
 ) -> AsyncIterator[tuple[ClientSideConnection, Editor]]:
-    """``beecode acp ARGS`` in ``workspace``, initialized (the answer in ``editor.init``); its
-    stderr goes to ``stderr.log`` beside the workspace."""
+    """``beecode acp ARGS`` in ``workspace``, initialized (the answer in ``editor.init``), the
+    editor offering the file requests ``fs`` names (none by default); beecode's stderr goes to
+    ``stderr.log`` beside the workspace."""
     editor = Editor()
     command = (sys.executable, "-m", "agent", "acp", *args)
     with open(workspace.parent / "stderr.log", "ab") as err:
@@ -82,6 +107,7 @@ async def beecode_acp(
         )
         async with spawned as (conn, _process):
             editor.init = await conn.initialize(
-                protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
+                protocol_version=PROTOCOL_VERSION,
+                client_capabilities=ClientCapabilities(fs=fs or FileSystemCapabilities()),
             )
             yield conn, editor

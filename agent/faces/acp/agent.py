@@ -18,6 +18,7 @@ from acp import PROTOCOL_VERSION, Client
 from acp.schema import (
     AcpMcpServer,
     AgentCapabilities,
+    ClientCapabilities,
     HttpMcpServer,
     Implementation,
     InitializeResponse,
@@ -32,6 +33,7 @@ from acp.schema import (
 )
 
 from agent.config import ConfigError, ignored_note, load_config
+from agent.faces.acp.files import editor_files
 from agent.faces.acp.history import PromptBlock
 from agent.faces.acp.session import INTERNAL, AcpSession, refused
 from agent.faces.contract import ConnectRequest
@@ -51,12 +53,19 @@ class BeecodeAgent:
         self.flags = flags
         self.client: Client | None = None
         self.sessions: dict[str, AcpSession] = {}
+        self.capabilities: ClientCapabilities | None = None  # the editor's, from initialize
         self.progress = ProgressLines(sys.stderr)
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
 
-    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        **_: Any,
+    ) -> InitializeResponse:
+        self.capabilities = client_capabilities
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -123,6 +132,10 @@ class BeecodeAgent:
             self.progress("step", line)
         servers = {**config.mcp_servers, **client_servers(mcp)}
         runtime = Runtime(workspace, dataclasses.replace(config, mcp_servers=servers))
+        assert self.client is not None  # the connection is made before any request
+        client = self.client
+        # The file tools read and write the editor's buffers where it offers that, else the disk.
+        files = runtime.text_files = editor_files(client, self.capabilities)
 
         def connect() -> AcpSession:
             try:
@@ -133,8 +146,9 @@ class BeecodeAgent:
                 raise
             finally:
                 self.progress.flush()
-            assert self.client is not None  # the connection is made before any request
-            return AcpSession(runtime, core, self.client)
+            if files is not None:
+                files.session_id = core.session_id or ""
+            return AcpSession(runtime, core, client)
 
         try:
             session = await asyncio.to_thread(connect)
