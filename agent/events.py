@@ -190,6 +190,23 @@ class ErrorEvent:
     message: str
 
 
+@dataclass(frozen=True)
+class ImageAttached:
+    """An image the user's message names (``@path``): sent with it, or left out and why."""
+
+    name: str
+    size: int  # bytes; 0 when it could not be read
+    shown: bool  # the model is sent the image itself
+    why: str = ""  # why it was left out (not shown), or described in a line instead
+
+    def line(self) -> str:
+        if self.why:
+            return f"image {self.name} left out: {self.why}"
+        kib = self.size / 1024
+        size = f"{kib:.0f} KB" if kib < 1024 else f"{kib / 1024:.1f} MB"
+        return f"attached {self.name} ({size})"
+
+
 HookNoteKind = Literal["output", "error", "blocked"]
 
 
@@ -256,6 +273,7 @@ Event = (
     | TurnFinished
     | Notice
     | ErrorEvent
+    | ImageAttached
     | HookNote
     | HooksSkipped
     | CheckStarted

@@ -28,7 +28,9 @@ MODEL_NAME = "qwen2.5-coder-0.5b"  # what the scripted model is served as
 ENDPOINT = "http://127.0.0.1:9/v1"  # never contacted: the scripted model answers
 
 
-def served(model: ScriptedModel, n_ctx: int | None = 8192, vision: bool = False) -> ServedModel:
+def served(
+    model: ScriptedModel, n_ctx: int | None = 8192, vision: bool | None = False
+) -> ServedModel:
     """The scripted model as the runtime sees a served one: native tool calls, a context size,
     and a token counter without a server (it estimates); ``vision``: it reads images."""
     return ServedModel(model, MODEL_NAME, n_ctx, "", TokenCounter(None), vision)
@@ -87,7 +89,7 @@ class ScriptedRuntime(Runtime):
         super().__init__(workspace, config or Config(endpoint=ENDPOINT))
         self.model = ScriptedModel(replies)
         self.n_ctx = n_ctx
-        self.vision = False  # as a server with a vision projector says it
+        self.vision: bool | None = False  # as the server says (None: another endpoint)
         self.requests: list[ConnectRequest] = []
         self.progress_lines: list[tuple[str, str]] = []
         self.gate = threading.Event()

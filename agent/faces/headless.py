@@ -37,6 +37,7 @@ from agent.events import (
     Event,
     HookNote,
     HooksSkipped,
+    ImageAttached,
     PermissionDecision,
     PermissionRequest,
     RequestStats,
@@ -125,6 +126,7 @@ class HeadlessFace:
         self.tool_calls: dict[str, dict[str, Any]] = {}
         self.hooks: list[dict[str, Any]] = []  # what hooks said or blocked, and those skipped
         self.checks: list[dict[str, Any]] = []  # the project's checks run (agent.feedback)
+        self.images: list[dict[str, Any]] = []  # the images the task names (@path)
         self.subagents: list[dict[str, Any]] = []  # each sub-agent's answer and figures
 
     def emit(self, event: Event) -> None:
@@ -150,6 +152,9 @@ class HeadlessFace:
                     shown = f"{event.name} {json.dumps(event.arguments)[:160]}"
                     note = " (recovered from the reply's text)" if event.recovered else ""
                     print(f"→ {shown}{note}", file=self.err)
+            case ImageAttached():
+                self.images.append(event_json(event))
+                print(f"beecode: {event.line()}", file=self.err)
             case HookNote() | HooksSkipped():
                 self.hooks.append(event_json(event))
                 print(f"beecode: {event.line()}", file=self.err)
@@ -185,6 +190,7 @@ class HeadlessFace:
             "turns": [dataclasses.asdict(s) for s in finished.stats],
             "tool_calls": list(self.tool_calls.values()),
             "checks": self.checks,
+            "images": self.images,
             **facts_json(finished.facts),
             "hooks": self.hooks,
             "subagents": self.subagents,

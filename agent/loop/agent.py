@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.config import Config
+from agent.context.images import ImageAttacher
 from agent.context.mentions import attach_mentions
 from agent.context.prefill import PrefillRate, announce_costly
 from agent.context.prompt import TokenCounter, should_compact
@@ -73,14 +74,16 @@ class Agent:
         n_ctx: int | None = None,
         counter: TokenCounter | None = None,
         policy: StepPolicy | None = None,
-        vision: bool = False,
+        vision: bool | None = False,
         prefill: PrefillRate | None = None,
         repo_map: RepoMap | None = None,
         hooks: Hooks | None = None,
     ) -> None:
         """``policy``: the session's step policy (native when None; ``agent.small`` makes the
         small models'). ``vision``: the model reads images, so those tools return are shown to
-        it. ``prefill``: the server's measured prefill rate, which prices what is sent.
+        it (None: not known, another OpenAI-compatible server: the user's own images are sent
+        to it, those of tools described). ``prefill``: the server's measured prefill rate,
+        which prices what is sent.
         ``repo_map``: the repository map, the system prompt's last block (``SessionMap``).
         ``hooks``: the session's hooks (``agent.hooks``; none when None)."""
         self.model, self.registry, self.session, self.config = model, registry, session, config
@@ -102,7 +105,7 @@ class Agent:
         self.messages: list[dict[str, Any]] = [self._system_message()]
         # The system prompt is rebuilt each run; sessions hold the conversation after it.
         kept = [m for m in session.messages() if m.get("role") != "system"]
-        self.messages += kept if vision else [text_only(m) for m in kept]  # resumed elsewhere
+        self.messages += [text_only(m) for m in kept] if vision is False else kept  # elsewhere
         self.hooks = hooks or Hooks(HookSet(), ctx.workspace, session.id)
         self._runner = CallRunner(registry, permissions, ctx, session, self.hooks)
         self.feedback = Feedback(config, ctx, permissions, session)  # the project's checks
@@ -110,6 +113,7 @@ class Agent:
         # Read the next request's figures once (the runtime checks a prompt-cache restore).
         self.on_next_stats: Callable[[RequestStats], Notice | None] | None = None
         self._tools_sent: list[dict[str, Any]] = []
+        self._images = ImageAttacher(ctx.workspace)  # the images a message names (@path)
 
     async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
         """One user turn: model and tool steps until the model answers or the turn stops."""
@@ -159,7 +163,9 @@ class Agent:
         content, attached = attach_mentions(user_text, self._reads.workspace)
         self._reads.seen.update(attached)
         await self._refresh_map(attached)
-        self._add({"role": "user", "content": "\n\n".join([content, *said.context])})
+        text = "\n\n".join([content, *said.context])
+        sent = self._images.content(user_text, text, self.vision, turn.emit)
+        self._add({"role": "user", "content": sent})
         return await self._steps(turn)
 
     async def _steps(self, turn: TurnState) -> TurnFinished:

@@ -179,7 +179,9 @@ class ServedModel:
     n_ctx: int | None
     small: str  # why "auto" gives it constrained steps; "": native
     counter: TokenCounter
-    vision: bool = False  # the server says its model reads images (/props modalities)
+    # The server says its model reads images (/props modalities); None: not a llama-server,
+    # nothing says (the user's own images are sent as they are, a tool's described in a line).
+    vision: bool | None = False
     speculative: bool | None = None  # whether the server drafts (its /slots); None: not known
 
 
@@ -193,13 +195,13 @@ def serve_model(url: str, config: Config) -> ServedModel:
         n_ctx: int | None = props.n_ctx
         name, n_params = model_facts(root, config.api_key)
         small = small_model(props.chat_template_caps, name, n_params)
-        vision = props.vision
+        vision: bool | None = props.vision
     except ServerError:
         if not config.endpoint:
             raise
         # not a llama-server: plain OpenAI API, native calls
         name, n_ctx, small = model_facts(root, config.api_key)[0], None, ""
-        vision = False  # nothing says it reads images: they are described in a line
+        vision = None  # nothing says whether it reads images
     drafts = speculates(root, config.api_key)
     model = OpenAIChatModel(
         url,

@@ -21,7 +21,9 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from agent.context.images import words
 from agent.context.mentions import typed_part
+from agent.sessions.images import restored, stored_record
 from agent.sessions.replay import INTERRUPTED as INTERRUPTED  # re-exported: callers' name
 from agent.sessions.replay import (
     forked_from,
@@ -58,6 +60,11 @@ def sessions_dir() -> Path:
     path = data_dir() / "sessions"
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
+
+
+def images_dir() -> Path:
+    """Where the sessions' images are kept, one file per image (``agent.sessions.images``)."""
+    return sessions_dir() / "images"
 
 
 def now() -> str:
@@ -119,6 +126,10 @@ class Session:
     def append(self, record: dict[str, Any]) -> None:
         if "type" not in record:
             raise ValueError("a session record needs a type")
+        try:  # images go beside the sessions, the record names them (agent.sessions.images)
+            record = stored_record(record, images_dir())
+        except OSError as err:
+            raise SessionError(f"cannot write an image of {self.path}: {err}") from None
         # Secrets never reach the disk: by pattern and by the values kept from commands' env.
         data = encoded(redact({**record, "ts": record.get("ts") or now()})) + b"\n"
         if not self._checked_tail:
@@ -150,7 +161,8 @@ class Session:
         notes: dict[str, None] = {}
         history = replay(placed_records(self.path), notes)
         self.skipped = list(notes)
-        return repair_tool_calls(history)
+        folder = images_dir()
+        return repair_tool_calls([restored(m, folder) for m in history])
 
     def _ends_with_newline(self) -> bool:
         with self.path.open("rb") as file:
@@ -216,7 +228,7 @@ def _title(records: list[dict[str, Any]]) -> str:
     for record in records:
         message = message_of(record)
         if message is not None and message.get("role") == "user":
-            text = " ".join(typed_part(message_text(message)).split())
+            text = " ".join(typed_part(words(message.get("content"))).split())
             return text if len(text) <= _TITLE_CHARS else text[: _TITLE_CHARS - 1] + "…"
     return ""
 

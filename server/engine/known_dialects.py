@@ -14,7 +14,8 @@ from server.engine.dialect import Dialect
 from server.engine.sources import EngineSource
 
 # Valid in every pinned release (llama-server.md §1.6, last table row; `--help` of the b11434
-# build; Bee v0.4.4 docs/beellama-args.md names only what it adds or changes).
+# build; Bee v0.4.4 docs/beellama-args.md names only what it adds or changes). --mmproj: upstream's
+# common argument, and Bee's "full multimodal (flat DFlash stays on with --mmproj)", §1.1.
 _COMMON_FLAGS = frozenset({
     "-m", "--model", "-md", "--spec-draft-model", "--model-draft", "--spec-type",
     "--spec-draft-n-max", "--spec-draft-p-min", "-np", "--parallel", "-kvu", "--kv-unified",
@@ -22,7 +23,7 @@ _COMMON_FLAGS = frozenset({
     "-b", "--batch-size", "-ub", "--ubatch-size", "-c", "--ctx-size", "-fa", "--flash-attn",
     "-ctk", "--cache-type-k", "-ctv", "--cache-type-v", "--jinja", "--metrics", "--reasoning",
     "-rea", "--temp", "--top-k", "--top-p", "--min-p", "-cram", "--cache-ram", "--no-host",
-    "--host", "--port", "--api-key",
+    "--host", "--port", "--api-key", "--mmproj",
 })  # fmt: skip
 _QUANTS = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")
 _NGRAM = ("ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")

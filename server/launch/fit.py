@@ -51,6 +51,9 @@ BEE_CROSS_CTX = 1024  # the seed's --spec-dflash-cross-ctx
 # Activations held per ubatch token, in units of n_embd floats; fitted so Gemma 4 31B at -ub 512
 # gets ~0.7 GiB besides its 0.5 GiB of logits (llama-server.md §4: 0.8-1.5 GiB in total).
 _ACTIVATION_FLOATS_PER_EMBD = 64
+# The vision projector's compute buffer (one image through its encoder), besides its weights:
+# an estimate, not measured on a GPU yet (llama.cpp's clip reserves it at load).
+PROJECTOR_COMPUTE_MIB = 512.0
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,12 @@ class MemoryPlan:
     cache_type_v: str
     fits: bool
     explanation: str  # first line: the verdict; later lines: the breakdown
+    projector_mib: float = 0.0  # the vision projector, when it is launched (0: not)
+
+    @property
+    def vision(self) -> bool:
+        """Whether the launch loads the vision projector (``--mmproj``)."""
+        return self.projector_mib > 0
 
 
 def pad(n: int, to: int) -> int:
@@ -138,8 +147,10 @@ def plan_memory(
     draft: GgufInfo | None,
     free_mib: float | None,
     dialect: Dialect | None,
+    projector_bytes: int | None = None,
 ) -> MemoryPlan:
-    """The context and cache types to launch with, and why."""
+    """The context and cache types to launch with, and why; ``projector_bytes``: the size of the
+    profile's vision projector file (None: it has none, or its size is unknown)."""
     wanted_ctx = profile.ctx
     notes: list[str] = []
     if target.context_length and wanted_ctx > target.context_length:
@@ -150,32 +161,84 @@ def plan_memory(
     if draft is not None and not draft.size_bytes:  # a figure for it would be a guess
         notes.append("the draft is left out of this budget: its size is unknown until fetched")
         draft = None
-    first = _plan(profile, target, draft, free_mib, dialect, wanted_ctx, wanted_types)
+    projector = _projector(profile, projector_bytes, notes)
+    if projector and profile.vision == "auto" and free_mib is None and profile.backend == "cuda":
+        notes.append("vision projector left out: whether it fits is known only for a card "
+                     '(--gpu NAME or --vram GiB), or with vision = "on"')  # fmt: skip
+        projector = 0.0
+    if projector and profile.vision == "auto" and free_mib is not None:
+        at_full = _plan(profile, target, draft, free_mib, dialect, wanted_ctx, wanted_types)
+        if not _fits_with(at_full, projector):
+            notes.append(f"vision projector left out: {wanted_ctx} context with it needs "
+                         f"{_gib(at_full.total_mib + projector)} of {_gib(free_mib)} free; "
+                         'vision = "on" trades context for it')  # fmt: skip
+            projector = 0.0
+    plan, verdict = _fitted(
+        profile, target, draft, free_mib, dialect, wanted_ctx, wanted_types, projector
+    )
+    stepped = (plan.ctx, _types(plan)) != (wanted_ctx, "/".join(wanted_types))
+    if projector and stepped and free_mib is not None and plan.fits:
+        bare = _plan(profile, target, draft, free_mib, dialect, wanted_ctx, wanted_types)
+        if bare.fits:
+            notes.append(f'vision = "on": stepped down to make room for the vision projector '
+                         f"({_gib(projector)}); without it {wanted_ctx} context with "
+                         f"{_types(bare)} KV fits")  # fmt: skip
+    return _explained(plan, verdict, notes)
+
+
+def _fits_with(plan: MemoryPlan, extra_mib: float) -> bool:
+    """Whether ``plan`` still fits with ``extra_mib`` more."""
+    return plan.free_mib is None or plan.total_mib + extra_mib <= plan.free_mib
+
+
+def _projector(profile: Profile, size: int | None, notes: list[str]) -> float:
+    """The projector's MiB in the budget (weights and compute), 0 when it is not launched."""
+    if profile.mmproj is None or profile.vision == "off":
+        return 0.0
+    if not size:
+        notes.append("vision projector left out: its size is unknown until fetched")
+        return 0.0
+    return size / MIB + PROJECTOR_COMPUTE_MIB
+
+
+def _fitted(
+    profile: Profile,
+    target: GgufInfo,
+    draft: GgufInfo | None,
+    free_mib: float | None,
+    dialect: Dialect | None,
+    wanted_ctx: int,
+    wanted_types: tuple[str, str],
+    projector: float,
+) -> tuple[MemoryPlan, str]:
+    """The plan at the wanted context, else stepped down until it fits, and its verdict."""
+    first = _plan(profile, target, draft, free_mib, dialect, wanted_ctx, wanted_types, projector)
     if free_mib is None and profile.backend == "cuda":
         verdict = (f"needs about {_gib(first.total_mib)} of GPU memory (no card to fit it to: "
                    "give --gpu NAME or --vram GiB)")  # fmt: skip
-        return _explained(first, verdict, notes)
+        return first, verdict
     if free_mib is None:
-        verdict = f"runs on CPU: needs about {_gib(first.total_mib)} of RAM"
-        return _explained(first, verdict, notes)
+        return first, f"runs on CPU: needs about {_gib(first.total_mib)} of RAM"
     if first.fits:
         verdict = (f"fits: {_gib(first.total_mib)} of {_gib(free_mib)} free "
                    f"at {first.ctx} context with {_types(first)} KV")  # fmt: skip
-        return _explained(first, verdict, notes)
+        return first, verdict
     for ctx, types in _candidates(profile, wanted_ctx, wanted_types, dialect):
-        plan = _plan(profile, target, draft, free_mib, dialect, ctx, types)
+        plan = _plan(profile, target, draft, free_mib, dialect, ctx, types, projector)
         if plan.fits:
             verdict = (f"fits after stepping down: {ctx} context with {_types(plan)} KV needs "
                        f"{_gib(plan.total_mib)} of {_gib(free_mib)} free "
                        f"({wanted_ctx} context with {_types(first)} KV needs "
                        f"{_gib(first.total_mib)})")  # fmt: skip
-            return _explained(plan, verdict, notes)
-    smallest = _plan(profile, target, draft, free_mib, dialect, MIN_CTX, CACHE_LADDER[-1])
+            return plan, verdict
+    smallest = _plan(
+        profile, target, draft, free_mib, dialect, MIN_CTX, CACHE_LADDER[-1], projector
+    )
     verdict = (f"does not fit: even {MIN_CTX} context with {_types(smallest)} KV needs "
                f"{_gib(smallest.total_mib)} but {_gib(free_mib)} is free (weights alone "
                f"{_gib(first.weights_mib)}); use a smaller quant, free GPU memory, or the "
                "CPU profile 'tiny'")  # fmt: skip
-    return _explained(first, verdict, notes)
+    return first, verdict
 
 
 def _candidates(
@@ -211,6 +274,7 @@ def _plan(
     dialect: Dialect | None,
     ctx: int,
     types: tuple[str, str],
+    projector: float = 0.0,
 ) -> MemoryPlan:
     gpu = profile.backend == "cuda"
     weights = target.size_bytes / MIB
@@ -218,14 +282,15 @@ def _plan(
     drafted = draft_bytes(profile, target, draft, ctx, dialect) / MIB if draft else 0.0
     compute = compute_bytes(target, profile.ubatch) / MIB + (CUDA_CONTEXT_MIB if gpu else 0.0)
     margin = MARGIN_MIB if gpu else 0.0
-    total = weights + kv + drafted + compute + margin
+    total = weights + kv + drafted + compute + margin + projector
     fits = free_mib is None or total <= free_mib
     return MemoryPlan(weights, kv, drafted, compute, margin, total, free_mib, ctx,
-                      types[0], types[1], fits, "")  # fmt: skip
+                      types[0], types[1], fits, "", projector)  # fmt: skip
 
 
 def _explained(plan: MemoryPlan, verdict: str, notes: list[str]) -> MemoryPlan:
     drafted = f" + draft {_gib(plan.draft_mib)}" if plan.draft_mib else ""
+    drafted += f" + vision projector {_gib(plan.projector_mib)}" if plan.projector_mib else ""
     breakdown = (f"weights {_gib(plan.weights_mib)} + KV {_gib(plan.kv_mib)}{drafted} + "
                  f"compute {_gib(plan.compute_mib)} + margin "
                  f"{_gib(plan.margin_mib)} = {_gib(plan.total_mib)}")  # fmt: skip

@@ -248,9 +248,11 @@ def build_argv(
     target_info: GgufInfo | None = None,
     draft_info: GgufInfo | None = None,
     slot_dir: Path | None = None,
+    mmproj: Path | None = None,
 ) -> list[str]:
     """The full command line; target_info/draft_info save re-reading GGUFs the caller has read.
-    ``slot_dir``: where the server may save and restore slots (a session's prompt cache)."""
+    ``slot_dir``: where the server may save and restore slots (a session's prompt cache).
+    ``mmproj``: the vision projector to load (the model then reads images)."""
     check_host(host, api_key)
     if draft is not None and draft_info is None:
         draft_info = read_gguf(draft)
@@ -259,6 +261,8 @@ def build_argv(
         _check_draft_vocab(target_info or read_gguf(target), draft_info)
     args = _Args(dialect, binary)
     _model_args(args, profile, target, draft, spec)
+    if mmproj is not None:
+        args.need("--mmproj", mmproj)
     _context_args(args, profile, ctx or profile.ctx, cache_types)
     _serving_args(args, profile)
     _extra_args(args, profile.extra_args)

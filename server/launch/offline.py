@@ -18,7 +18,7 @@ from server.engine.gpu import Gpu, gpus
 from server.engine.known_dialects import presumed_dialect
 from server.errors import ProfileError
 from server.launch.addresses import check_host
-from server.launch.plan import LaunchPlan, assemble, engine_for
+from server.launch.plan import LaunchPlan, assemble, engine_for, stated_size
 from server.models.fetch import cached_model
 from server.models.gguf_info import GgufInfo, info_from_facts, read_gguf
 from server.models.spec import ModelSpec
@@ -64,9 +64,16 @@ def plan_offline(
         gib = card.memory_total_mib / 1024
         notes.append(f"card {card.name}: {gib:g} GiB, all of it free (not this machine's card)")
     free_mib = float(devices[0].memory_free_mib) if profile.backend == "cuda" and devices else None
+    mmproj: tuple[Path | None, int | None] = (None, None)
+    if profile.mmproj is not None and profile.vision != "off":
+        cached = cached_model(profile.mmproj)
+        size = cached.stat().st_size if cached is not None else stated_size(profile.mmproj)
+        mmproj = (cached or Path(profile.mmproj.filename or "mmproj.gguf"), size)
+        where = str(cached) if cached else f"{profile.mmproj.describe()}: not downloaded"
+        notes.append(f"vision projector {where}")
     return assemble(
         profile, dialect, binary, (target_path, target_info), draft, free_mib,
-        host=host, port=port, api_key=api_key, notes=tuple(notes),
+        host=host, port=port, api_key=api_key, notes=tuple(notes), mmproj=mmproj,
     )  # fmt: skip
 
 

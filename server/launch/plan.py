@@ -30,6 +30,7 @@ from server.launch.fit import MemoryPlan, plan_memory
 from server.launch.llama_argv import build_argv
 from server.models.fetch import ensure_model
 from server.models.gguf_info import GgufInfo, read_gguf
+from server.models.spec import ModelSpec
 from server.paths import slots_dir
 from server.process.state import chosen_engine
 from server.profiles.builtin import default_profile_name
@@ -51,6 +52,7 @@ class LaunchPlan:
     draft: Path | None = None
     engine: Engine | None = None
     notes: tuple[str, ...] = ()  # what a plan made without the engine or models assumed
+    mmproj: Path | None = None  # the vision projector launched (None: no vision)
 
     @property
     def command(self) -> str:
@@ -95,9 +97,18 @@ def prepare_launch(
     dialect = probe(built.binary)
     draft_info = read_gguf(draft) if draft is not None else None
     free_mib = float(devices[0].memory_free_mib) if profile.backend == "cuda" and devices else None
+    target_info = read_gguf(target)
+    mmproj = None
+    if profile.mmproj is not None and profile.vision != "off":
+        # Fetched only where the plan launches it (its stated size decides), then counted as is.
+        stated = stated_size(profile.mmproj)
+        wanted = plan_memory(profile, target_info, draft_info, free_mib, dialect, stated)
+        if wanted.vision:
+            mmproj = ensure_model(profile.mmproj, hooks.download, pip_args)
     plan = assemble(
-        profile, dialect, built.binary, (target, read_gguf(target)), (draft, draft_info),
+        profile, dialect, built.binary, (target, target_info), (draft, draft_info),
         free_mib, host=host, port=port, api_key=api_key, api_key_file=api_key_file,
+        mmproj=(mmproj, mmproj.stat().st_size if mmproj else None),
     )  # fmt: skip
     if plan.memory is not None and not plan.memory.fits:
         raise LaunchError(
@@ -119,9 +130,12 @@ def assemble(
     api_key: str | None = None,
     api_key_file: Path | None = None,
     notes: tuple[str, ...] = (),
+    mmproj: tuple[Path | None, int | None] = (None, None),
 ) -> LaunchPlan:
-    """The memory plan and the command line for models already described (read or stated)."""
-    memory = plan_memory(profile, target[1], draft[1], free_mib, dialect)
+    """The memory plan and the command line for models already described (read or stated);
+    ``mmproj``: the vision projector's file and size (launched where the plan counts it)."""
+    memory = plan_memory(profile, target[1], draft[1], free_mib, dialect, mmproj[1])
+    projector = mmproj[0] if memory.vision else None
     port = port or DEFAULT_PORT
     argv = build_argv(
         binary,
@@ -138,5 +152,13 @@ def assemble(
         target_info=target[1],
         draft_info=draft[1],
         slot_dir=slots_dir(),
+        mmproj=projector,
     )
-    return LaunchPlan(argv, host, port, profile, dialect, memory, target[0], draft[0], None, notes)
+    return LaunchPlan(
+        argv, host, port, profile, dialect, memory, target[0], draft[0], None, notes, projector
+    )
+
+
+def stated_size(spec: ModelSpec) -> int | None:
+    """A model's size as its pin or its facts state it, before it is fetched."""
+    return spec.size_bytes or (spec.facts.size_bytes if spec.facts is not None else None)

@@ -16,6 +16,7 @@ from server.models.spec import QWEN25_CODER_05B, SMOLLM2_135M, ModelFacts, Model
 from server.profiles.model_facts import (
     GEMMA4_31B_ASSISTANT,
     GEMMA4_31B_DFLASH_Q5_K_M,
+    GEMMA4_31B_MMPROJ_F16,
     GEMMA4_31B_Q4_K_S,
     QWEN36_27B_DFLASH_Q4_K_M,
     QWEN36_27B_Q4_K_M,
@@ -62,6 +63,11 @@ GEMMA4_31B_DFLASH = Profile(
     reasoning="off",
     sampling={"temperature": 0.7, "top_k": 64, "top_p": 0.95, "min_p": 0.0},
     extra_args=_GPU_EXTRA,
+    # Its vision projector, named by unsloth's convention for these repos (`mmproj-F16.gguf`);
+    # no sha256 pin yet (as the target has none): neither was checked against the Hub from here.
+    # Loaded where it fits beside the full context (vision = "auto"; Bee keeps DFlash on
+    # with --mmproj, llama-server.md §1.1).
+    mmproj=_hf("unsloth/gemma-4-31B-it-GGUF", "mmproj-F16.gguf", GEMMA4_31B_MMPROJ_F16),
 )
 
 # Names are assumptions, not checked against the Hub from here: the target repo and file follow
@@ -84,6 +90,7 @@ QWEN36_27B_DFLASH = replace(
     # Qwen 3.6's template drops earlier <think> blocks unless asked to keep them, which moves the
     # prefix every turn; upstream sets this itself (--reasoning-preserve), Bee <= 0.3 does not.
     extra_args=(*_GPU_EXTRA, "--chat-template-kwargs", '{"preserve_thinking": true}'),
+    mmproj=None,  # no projector named for Qwen3.6 yet
 )
 
 # MTP: the target's own multi-token-prediction heads draft (`--spec-type draft-mtp`, upstream

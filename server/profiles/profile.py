@@ -37,6 +37,11 @@ class Profile:
     draft_max: int | None = None  # None: the engine's default for the spec type
     extra_args: tuple[str, ...] = ()  # passed through; flags the binary lacks are dropped
     baseline: str | None = None  # name of the no-speculation twin
+    # The vision projector (a CLIP-style mmproj GGUF, `--mmproj`): the model reads images.
+    # vision "auto": launched where it fits without shrinking the context; "on": always, the
+    # context stepped down to make room; "off": never (server.launch.fit).
+    mmproj: ModelSpec | None = None
+    vision: Literal["auto", "on", "off"] = "auto"
     # The engine release this profile needs (MTP needs BeeLlama >= 0.4); None: the backend's
     # default or the one `beecode server build` chose.
     engine: EngineSource | None = None

@@ -30,6 +30,7 @@ from acp.schema import (
 from agent.events import (
     ErrorEvent,
     Event,
+    ImageAttached,
     Notice,
     PermissionRequest,
     ReasoningDelta,
@@ -98,6 +99,8 @@ class Translator:
                 return [note(message)]
             case ErrorEvent(message=message):
                 return [note(f"error: {message}")]
+            case ImageAttached():
+                return [note(event.line())]
         return []
 
     def _path(self, args: dict[str, Any]) -> Path | None:

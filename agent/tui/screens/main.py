@@ -30,6 +30,7 @@ from agent.events import (
     Event,
     HookNote,
     HooksSkipped,
+    ImageAttached,
     Notice,
     PermissionDecision,
     PermissionRequest,
@@ -258,6 +259,8 @@ class MainScreen(Screen[None]):
                 await view.note(message, level)
             case ErrorEvent(message=message):
                 await view.note(message, "error")
+            case ImageAttached():
+                await view.attachment(event.line(), event.shown)
             case HookNote():
                 await view.note(event.line(), "info" if event.kind == "output" else "warning")
             case HooksSkipped():

@@ -35,6 +35,14 @@ class UserMessage(Static):
         super().__init__(Content(text), classes="user")
 
 
+class Attachment(Static):
+    """An image sent with the user's message (a chip under it), or one left out and why."""
+
+    def __init__(self, line: str, shown: bool) -> None:
+        mark = "▣ " if shown else "▢ "
+        super().__init__(Content(mark + line), classes="attachment" + ("" if shown else " -out"))
+
+
 class Note(Static):
     """A one-line notice from the agent or the app; ``-warning`` and ``-error`` colour it."""
 

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
+from agent.context.images import attachments, words
 from agent.context.mentions import typed_part
 from agent.events import (
     CheckFinished,
@@ -27,7 +28,14 @@ from agent.facts import TurnFacts
 from agent.tui import collector
 from agent.tui import format as fmt
 from agent.tui.widgets.background import SameRows
-from agent.tui.widgets.blocks import CheckBlock, FactsBlock, Note, ToolBlock, UserMessage
+from agent.tui.widgets.blocks import (
+    Attachment,
+    CheckBlock,
+    FactsBlock,
+    Note,
+    ToolBlock,
+    UserMessage,
+)
 from agent.tui.widgets.reply import GrowingMarkdown, Transcript
 from agent.tui.widgets.scrollbar import QuickScrolling
 from agent.tui.widgets.subagent import SubagentBlock
@@ -234,6 +242,10 @@ class Conversation(SameRows, QuickScrolling, VerticalScroll):
             else:
                 block.finish(event)
 
+    async def attachment(self, line: str, shown: bool) -> None:
+        await self.close_streams()
+        await self._add(Attachment(line, shown))
+
     async def note(self, text: str, level: str = "info") -> None:
         await self.close_streams()
         await self._add(Note(text, level))
@@ -284,7 +296,11 @@ class Conversation(SameRows, QuickScrolling, VerticalScroll):
         for message in messages:
             role, text = message.get("role"), _text_of(message.get("content"))
             if role == "user" and text:
-                await self._add(UserMessage(typed_part(text)))
+                content = message.get("content")
+                await self._add(UserMessage(typed_part(words(content))))
+                for name, shown in attachments(content):
+                    line = f"attached {name}" if shown else f"image {name} left out"
+                    await self._add(Attachment(line, shown))
             elif role == "assistant":
                 if text.strip():
                     await self._add(Transcript(text, classes="assistant"))

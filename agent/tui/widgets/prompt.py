@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from agent.tui.completion import Completion, McpOffers, complete
 from agent.tui.history import PromptHistory
+from agent.tui.paste import dropped_images
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter")
 PLACEHOLDER = "Ask beecode…  / commands · @ files · shift+enter or ctrl+j: new line · ↑ history"
@@ -42,6 +43,23 @@ class PromptInput(TextArea):
         if self.owner.take_key(event.key):
             event.stop()
             event.prevent_default()
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """Image files' paths (a file dropped on the terminal) go in as the mentions that
+        attach them; an image outside the workspace is told, not attached."""
+        dropped = dropped_images(event.text, self.owner.workspace)
+        if dropped is None:
+            return  # TextArea inserts the text
+        event.stop()
+        event.prevent_default()
+        if dropped.outside:
+            shown = ", ".join(dropped.outside)
+            self.notify(f"not attached, outside the workspace: {shown}", severity="warning")
+        if dropped.mentions and not self.read_only:
+            row, column = self.cursor_location
+            before = self.document.get_line(row)[:column]
+            space = " " if before and not before[-1].isspace() else ""
+            self.insert(space + " ".join(dropped.mentions) + " ")
 
 
 class Prompt(Vertical):
