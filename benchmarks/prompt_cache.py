@@ -9,6 +9,8 @@ changes every turn reach 50% or even 0% on llama-server.
 
     python benchmarks/prompt_cache.py [--turns 10] [--max-tokens 200] [--skill] [--out FILE]
                                       [--repo-map-tokens N]   (0: no map; map on against off)
+                                      [--seed DIR]   (a folder's .py files committed first, so
+                                                      the map has a project to show)
 """
 
 from __future__ import annotations
@@ -95,6 +97,21 @@ def skill_prompt_tokens(url: str, workspace: Path) -> dict[str, int]:
     return figures
 
 
+def seed(source: Path, workspace: Path) -> int:
+    """Copy ``source``'s Python files (their folders kept) into the workspace and commit them."""
+    files = sorted(source.rglob("*.py"))
+    for path in files:
+        target = workspace / source.name / path.relative_to(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(path.read_bytes())
+    for args in (
+        ["add", "-A"],
+        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "seed"],
+    ):
+        subprocess.run(["git", *args], cwd=workspace, check=True)
+    return len(files)
+
+
 def turn(text: str, url: str, workspace: Path, env: dict[str, str], first: bool) -> dict[str, Any]:
     argv = [
         *BEECODE,
@@ -129,6 +146,7 @@ def main() -> int:
     parser.add_argument("--skill", action="store_true", help="the session that loads a skill")
     parser.add_argument("--max-tokens", type=int, default=200)
     parser.add_argument("--repo-map-tokens", type=int, help="the map budget (0: none)")
+    parser.add_argument("--seed", type=Path, help="commit this folder's .py files first")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args()
     info = header("prompt_cache")
@@ -142,6 +160,8 @@ def main() -> int:
                 config += f"repo_map_tokens = {args.repo_map_tokens}\n"
             workspace = agent_workspace(home / "work", config)
             subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+            if args.seed:
+                info["seed_files"] = seed(args.seed, workspace)
             env = isolated_env(home)
             with served("tiny", home / "server.log") as (url, _plan):
                 if args.skill:

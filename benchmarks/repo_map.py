@@ -5,7 +5,7 @@ folder and committed to a fresh git repo; the map is built there with an empty t
 again by a new RepoMap on the same cache (warm: a new session), and once more after one file
 changed. Tokens are counted offline (tiktoken's cl100k when cached, else chars/3.5), as the
 agent counts without a server. Prompt-cache reuse with the map on against off:
-``prompt_cache.py --repo-map-tokens 0`` beside ``prompt_cache.py``.
+``prompt_cache.py --seed server --repo-map-tokens 0`` beside ``prompt_cache.py --seed server``.
 
     python benchmarks/repo_map.py [--package django] [--budget 1024]
 """
