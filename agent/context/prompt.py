@@ -35,6 +35,9 @@ SUMMARY_INSTRUCTION = (
 )
 _CHARS_PER_TOKEN = 3.5  # offline estimate when no tokenizer is at hand
 _PER_MESSAGE = 4  # chat template tokens around each message (role markers, separators)
+# An image part's tokens, counted before the server reads it: the most Gemma 4's projector
+# gives one image in llama.cpp (1,120), which a screenshot reaches; over, not under, the truth.
+IMAGE_TOKENS = 1120
 _CACHE_LIMIT = 10_000
 # tiktoken fetches this file from the internet on first use; beecode only uses it when cached.
 _CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
@@ -125,7 +128,10 @@ class TokenCounter:
         return count
 
     def count_messages(self, messages: list[Message]) -> int:
-        return sum(_PER_MESSAGE + sum(map(self.count_text, _texts(m))) for m in messages)
+        return sum(
+            _PER_MESSAGE + sum(map(self.count_text, _texts(m))) + IMAGE_TOKENS * _images(m)
+            for m in messages
+        )
 
     def count_tools(self, schemas: list[dict[str, Any]]) -> int:
         return self.count_text(json.dumps(schemas, separators=(",", ":")))
@@ -168,6 +174,13 @@ def _texts(message: Message) -> list[str]:
         function = call.get("function") or {} if isinstance(call, dict) else {}
         texts += [str(function.get("name", "")), str(function.get("arguments", ""))]
     return texts
+
+
+def _images(message: Message) -> int:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return 0
+    return sum(1 for p in content if isinstance(p, dict) and p.get("type") == "image_url")
 
 
 def should_compact(used_tokens: int, n_ctx: int) -> bool:

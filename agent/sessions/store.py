@@ -237,7 +237,7 @@ def message_text(message: dict[str, Any]) -> str:
     """A message's text content; of content parts, the text ones joined."""
     content = message.get("content")
     if isinstance(content, list):
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        return " ".join(str(p["text"]) for p in content if isinstance(p, dict) and "text" in p)
     return str(content or "")
 
 

@@ -83,6 +83,17 @@ def test_counts_tool_calls_and_reasoning(offline: Path) -> None:
     assert counter.count_messages([rich]) - counter.count_messages([bare]) == 10 + 2 + 20
 
 
+def test_an_image_counts_as_what_the_server_may_read_for_it_not_its_bytes(offline: Path) -> None:
+    counter = TokenCounter(None)
+    words = {"role": "user", "content": [{"type": "text", "text": "x" * 35}]}
+    url = "data:image/png;base64," + "A" * 70_000
+    image = {"type": "image_url", "image_url": {"url": url}}
+    with_images = {"role": "user", "content": [*words["content"], image, image]}
+    assert counter.count_messages([with_images]) - counter.count_messages([words]) == 2 * (
+        context.IMAGE_TOKENS
+    )
+
+
 class TokenizeHandler(BaseHTTPRequestHandler):
     """/tokenize like llama-server's, one token per space-separated word."""
 
