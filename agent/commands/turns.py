@@ -10,7 +10,7 @@ with the skill tool; its allowed-tools then hold for the rest of that turn.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,7 +99,9 @@ class CommandAgent(Agent):
     def commands(self) -> CommandRegistry:
         return self.skills.loaded.registry
 
-    async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
+    async def run_turn(
+        self, user_text: str, emit: EventSink, images: Sequence[tuple[str, bytes]] = ()
+    ) -> TurnFinished:
         for line in self.take_late_mcp():
             emit(Notice(line, "warning"))
         parsed = parse(user_text.strip())
@@ -141,7 +143,7 @@ class CommandAgent(Agent):
         if self.mcp is not None and "@" in text:
             text = await with_attachments(self.mcp, text, self.config.max_output_chars)
         try:
-            return await super().run_turn(text, emit)
+            return await super().run_turn(text, emit, images)
         finally:
             self.skills.scope.clear()
 

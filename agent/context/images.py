@@ -14,6 +14,7 @@ import base64
 import os
 import re
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,12 +109,17 @@ def _read(root: Path, name: str) -> Attached | str:
         return f"cannot read it ({err.strerror})"
     finally:
         os.close(fd)
+    return checked(path.relative_to(root).as_posix(), data)
+
+
+def checked(name: str, data: bytes) -> Attached | str:
+    """``data`` as the image ``name``, or why it cannot be attached (its bytes say its type)."""
     if len(data) > MAX_IMAGE_BYTES:
         return f"larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MB"
     mime = sniff(data[:16])
     if mime is None:
         return "not a PNG, JPEG, GIF or WebP image"
-    return Attached(path.relative_to(root).as_posix(), mime, data)
+    return Attached(name, mime, data)
 
 
 def user_content(text: str, images: list[Attached], vision: bool | None) -> str | list[Any]:
@@ -140,11 +146,24 @@ class ImageAttacher:
         self.told_blind = False
 
     def content(
-        self, user_text: str, text: str, vision: bool | None, emit: EventSink
+        self,
+        user_text: str,
+        text: str,
+        vision: bool | None,
+        emit: EventSink,
+        given: Sequence[tuple[str, bytes]] = (),
     ) -> str | list[Any]:
         """The content of the message ``text`` (``user_text`` with what beecode added) with the
-        images ``user_text`` names."""
+        images ``user_text`` names, then those ``given`` as (name, bytes) (an editor's)."""
         images, problems = find_images(user_text, self.workspace)
+        for name, data in given:
+            image = checked(name, data)
+            if isinstance(image, str):
+                problems.append((name, image))
+            elif len(images) == MAX_IMAGES:
+                problems.append((name, f"at most {MAX_IMAGES} images a message"))
+            else:
+                images.append(image)
         for name, why in problems:
             emit(ImageAttached(name, 0, False, why))
         blind = vision is False

@@ -7,7 +7,7 @@ core.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -24,7 +24,9 @@ class TurnRunner(Protocol):
 
     messages: list[dict[str, Any]]
 
-    async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished: ...
+    async def run_turn(
+        self, user_text: str, emit: EventSink, images: Sequence[tuple[str, bytes]] = ()
+    ) -> TurnFinished: ...
 
     def cancel(self) -> None: ...
 

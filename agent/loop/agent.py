@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,14 +115,17 @@ class Agent:
         self._tools_sent: list[dict[str, Any]] = []
         self._images = ImageAttacher(ctx.workspace)  # the images a message names (@path)
 
-    async def run_turn(self, user_text: str, emit: EventSink) -> TurnFinished:
-        """One user turn: model and tool steps until the model answers or the turn stops."""
+    async def run_turn(
+        self, user_text: str, emit: EventSink, images: Sequence[tuple[str, bytes]] = ()
+    ) -> TurnFinished:
+        """One user turn: model and tool steps until the model answers or the turn stops.
+        ``images``: (name, bytes) sent with the message beside those it names (an editor's)."""
         self._cancelled, emit = False, self.hooks.watching(emit)
         turn = TurnState(emit, FactsRecorder(self._reads.workspace))
         for notice in self._notices:
             emit(notice)
         self._notices = []
-        self._task = asyncio.create_task(self._turn(user_text, turn))
+        self._task = asyncio.create_task(self._turn(user_text, turn, images))
         try:
             finished = await self._task
         except asyncio.CancelledError:
@@ -151,7 +154,9 @@ class Agent:
         self.counter.close()
         self.feedback.close()
 
-    async def _turn(self, user_text: str, turn: TurnState) -> TurnFinished:
+    async def _turn(
+        self, user_text: str, turn: TurnState, images: Sequence[tuple[str, bytes]]
+    ) -> TurnFinished:
         """The prompt's hooks, then the steps; a prompt they block is neither sent nor kept."""
         said = await self.hooks.start_turn(user_text, len(self.messages) > 1, turn.emit)
         if said.blocked or said.halt:
@@ -164,7 +169,7 @@ class Agent:
         self._reads.seen.update(attached)
         await self._refresh_map(attached)
         text = "\n\n".join([content, *said.context])
-        sent = self._images.content(user_text, text, self.vision, turn.emit)
+        sent = self._images.content(user_text, text, self.vision, turn.emit, images)
         self._add({"role": "user", "content": sent})
         return await self._steps(turn)
 

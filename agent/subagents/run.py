@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent.events import (
@@ -93,7 +93,9 @@ class SubHooks(Hooks):
 class SubAgent(Agent):
     """The loop with a task in place of a user's prompt: no UserPromptSubmit, no mentions."""
 
-    async def _turn(self, user_text: str, turn: TurnState) -> TurnFinished:
+    async def _turn(
+        self, user_text: str, turn: TurnState, images: Sequence[tuple[str, bytes]] = ()
+    ) -> TurnFinished:
         self.policy.start_turn(user_text)
         self._runner.start_turn()
         self._add({"role": "user", "content": user_text})

@@ -4,12 +4,14 @@ SDK's own client connection, on a scripted model server (deterministic replies).
 from __future__ import annotations
 
 import asyncio
+import base64
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from acp import RequestError, text_block
-from acp.schema import McpServerStdio
+from acp.schema import ImageContentBlock, McpServerStdio
 
 from tests.acp.editor import Editor, beecode_acp
 from tests.acp.model_server import Model, call, held, model_server, text
@@ -44,7 +46,7 @@ async def test_initialize_and_new_session(workspace: Path, model: tuple[Model, s
         caps = editor.init.agent_capabilities
         assert caps is not None and caps.load_session
         assert caps.prompt_capabilities is not None
-        assert caps.prompt_capabilities.embedded_context and not caps.prompt_capabilities.image
+        assert caps.prompt_capabilities.embedded_context and caps.prompt_capabilities.image
         assert editor.init.agent_info is not None and editor.init.agent_info.name == "beecode"
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         assert session.modes is not None and session.modes.current_mode_id == "ask"
@@ -161,6 +163,34 @@ async def test_the_editors_mcp_servers_are_started_for_the_session(
         await conn.prompt(session_id=session.session_id, prompt=[text_block("what time?")])
     offered = [t["function"]["name"] for t in scripted.requests[0]["tools"]]
     assert "time_get_current_time" in offered, offered
+
+
+async def test_an_editors_image_goes_to_the_model_and_a_bad_one_is_told(
+    workspace: Path, model: tuple[Model, str]
+) -> None:
+    scripted, url = model
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
+    shot = ImageContentBlock(
+        type="image",
+        mime_type="image/png",
+        data=base64.b64encode(png).decode(),
+        uri="file:///t/s].png",
+    )
+    bad = ImageContentBlock(type="image", mime_type="image/png", data="not base64!")
+    async with beecode_acp(workspace, "--endpoint", url) as (conn, editor):
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        prompt: list[Any] = [text_block("what is this?"), shot, bad]
+        await conn.prompt(session_id=session.session_id, prompt=prompt)
+    content = scripted.requests[0]["messages"][-1]["content"]
+    assert content[0] == {"type": "text", "text": "what is this?"}
+    assert content[1] == {"type": "text", "text": "[image s_.png]"}
+    url_sent = content[2]["image_url"]["url"]
+    assert base64.b64decode(url_sent.removeprefix("data:image/png;base64,")) == png
+    assert len(content) == 3  # the bad one is not sent
+    said = " ".join(
+        str(u.content.text) for u in editor.updates if u.session_update == "agent_message_chunk"
+    )
+    assert "image-2.png" in said and "not a PNG" in said, said
 
 
 async def test_an_answer_cut_at_the_token_limit_stops_as_max_tokens(

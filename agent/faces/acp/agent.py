@@ -70,8 +70,8 @@ class BeecodeAgent:
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=True,
-                # Images: not yet (the model's vision is known only once a session connects).
-                prompt_capabilities=PromptCapabilities(embedded_context=True, image=False),
+                # Images are taken for every model: one that reads none gets a line for each.
+                prompt_capabilities=PromptCapabilities(embedded_context=True, image=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
             ),
             agent_info=Implementation(name="beecode", title="beecode", version=beecode_version()),

@@ -3,7 +3,10 @@ prompt's content blocks as the text of beecode's turn."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +31,8 @@ from acp.schema import (
 from agent.faces.acp.updates import OUTPUT_MAX_CHARS, Update, title, tool_kind
 from agent.sessions.store import message_text
 
+_SAFE = re.compile(r"[^\w.\- ]")  # what may stand in an image's label: [image NAME]
+
 PromptBlock = (
     TextContentBlock
     | ImageContentBlock
@@ -49,9 +54,28 @@ def prompt_text(blocks: Sequence[PromptBlock]) -> str:
                 parts.append(f"{resource.uri}:\n```\n{resource.text}\n```")
             case ResourceContentBlock(uri=uri):
                 parts.append(uri)
+            case ImageContentBlock():
+                pass  # sent as an image (``prompt_images``)
             case _:
-                parts.append(f"[{block.type} left out: beecode takes text only here]")
+                parts.append(f"[{block.type} left out: beecode takes text and images here]")
     return "\n\n".join(parts)
+
+
+def prompt_images(blocks: Sequence[PromptBlock]) -> list[tuple[str, bytes]]:
+    """The prompt's images as (name, bytes): named by their URI's last part where they have
+    one; data that is not base64 comes as no bytes (the turn says it is no image)."""
+    images: list[tuple[str, bytes]] = []
+    for block in blocks:
+        if isinstance(block, ImageContentBlock):
+            name = _SAFE.sub("_", (block.uri or "").rstrip("/").rsplit("/", 1)[-1])[-80:]
+            if not name.strip("._"):
+                name = f"image-{len(images) + 1}.{block.mime_type.rpartition('/')[2] or 'png'}"
+            try:
+                data = base64.b64decode(block.data, validate=True)
+            except (binascii.Error, ValueError):
+                data = b""
+            images.append((name, data))
+    return images
 
 
 def replayed(messages: list[dict[str, Any]]) -> list[Update | Any]:

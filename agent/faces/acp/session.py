@@ -21,7 +21,7 @@ from acp.schema import (
 
 from agent.config import Mode
 from agent.events import Event, PermissionDecision, PermissionRequest, TurnFinished
-from agent.faces.acp.history import PromptBlock, prompt_text, replayed
+from agent.faces.acp.history import PromptBlock, prompt_images, prompt_text, replayed
 from agent.faces.acp.permission import CANCELLED, OPTIONS, decision
 from agent.faces.acp.updates import Translator, Update, note
 from agent.faces.contract import Core
@@ -92,7 +92,8 @@ class AcpSession:
                 queue.put_nowait(update)
 
         sender = asyncio.create_task(self._send(queue))
-        self._turn = asyncio.create_task(self.core.agent.run_turn(prompt_text(blocks), emit))
+        turn = self.core.agent.run_turn(prompt_text(blocks), emit, prompt_images(blocks))
+        self._turn = asyncio.create_task(turn)
         try:
             finished = await self._turn
         except SessionError as e:  # the turn's first record could not be written (disk full)
