@@ -6,7 +6,11 @@ engines' own controllers shorten drafts without ever stopping them. The brake me
 on the server itself, like for like: a probe pair (the same request, ``PROBE_TOKENS`` long, once
 with drafting off and once with it on) per context-length band, refreshed every ``PROBE_EVERY``
 requests in the band, and every real request's own rate. Where drafting's rate is below the
-rate without it, requests go with ``OFF_FIELDS`` (BeeLlama reads ``speculative.n_max`` per
+rate without it, requests go with ``OFF_FIELDS``. A real request that drafted and lost was timed
+at another moment than the rate it lost to (a build on the same cores slows one and not the
+other), so it asks for a fresh pair before the next request, and the pair decides; a second
+loss right after a pair that said drafting pays pauses at once. Drafts never accepted pause at
+once too (BeeLlama reads ``speculative.n_max`` per
 request; beecode's upstream builds are patched to, see server.engine.patches). A server that
 drafts anyway is marked as one the brake cannot hold, and is not asked again.
 
@@ -52,6 +56,8 @@ class _Band:
     off: list[Measure] = field(default_factory=list)
     since_probe: int | None = None  # real requests since the last probe pair; None: never probed
     paused: bool = False
+    doubted: bool = False  # a drafted request lost: a fresh pair decides before the next one
+    upheld: bool = False  # the last pair was asked for by a loss and said drafting pays
 
 
 @dataclass(frozen=True)
@@ -89,7 +95,7 @@ class Brake:
         if not self.held:
             return False
         _, band = self._band_of(context)
-        return band.since_probe is None or band.since_probe >= PROBE_EVERY
+        return band.since_probe is None or band.since_probe >= PROBE_EVERY or band.doubted
 
     def fields(self, context: int | None = None) -> dict[str, Any]:
         """The extra request fields for the next real request: drafting off while paused."""
@@ -99,20 +105,25 @@ class Brake:
     def record_probe(self, off: Measure, on: Measure, context: int | None = None) -> None:
         """A probe pair's two measures; the band's verdict is taken from them afresh. A pair
         whose drafting half drafted nothing (an n-gram drafter finds nothing to continue in a
-        few tokens) says nothing about drafting: the band drafts again, and its requests judge."""
+        few tokens) says nothing about drafting: the band drafts again, and its requests judge
+        (one asked for by a request that lost: that request's verdict stands)."""
         _, band = self._band_of(context)
         band.since_probe = 0
+        doubted, band.doubted = band.doubted, False
         if not self._check_held(off):
             return
         band.off = [off]
         band.on = [on] if on.drafted else []
-        band.paused = False
+        band.paused = doubted and not on.drafted
         self._pause_if_losing(band)
+        band.upheld = doubted and not band.paused
 
     def record_probe_failed(self, context: int | None = None) -> None:
-        """A probe pair that got no answer: the band keeps its verdict until the next one."""
+        """A probe pair that got no answer: the band keeps its verdict until the next one (a
+        request that lost and asked for it: paused)."""
         _, band = self._band_of(context)
         band.since_probe = 0
+        band.paused, band.doubted = band.paused or band.doubted, False
 
     def record(self, measure: Measure, context_after: int, context: int | None = None) -> None:
         """A real request's measure; ``context_after``: the tokens its slot holds now."""
@@ -125,8 +136,12 @@ class Brake:
         ways = band.on if measure.way == "on" else band.off
         ways.append(measure)
         del ways[:-WINDOW]
-        if measure.way == "on":  # only a probe pair resumes drafting: rates of different
-            self._pause_if_losing(band)  # requests under changing load would flip it back and forth
+        if measure.way == "on" and not band.paused:  # only a probe pair resumes drafting
+            upheld, band.upheld = band.upheld, False
+            if self._never_accepted(band):
+                band.paused = True
+            elif self._losing(band):  # timed apart from the rate it lost to: a pair decides
+                band.paused, band.doubted = upheld, not upheld
 
     def _check_held(self, measure: Measure) -> bool:
         if measure.way == "off" and measure.drafted:
@@ -134,12 +149,19 @@ class Brake:
         return self.held
 
     def _pause_if_losing(self, band: _Band) -> None:
-        on, off = _rate(band.on), _rate(band.off)
-        drafted = sum(m.drafted or 0 for m in band.on)
-        if drafted >= PROBE_TOKENS and not any(m.accepted for m in band.on):
-            band.paused = True  # drafts that are never accepted cannot pay
-        elif on is not None and off is not None and on < off:
+        if self._never_accepted(band) or self._losing(band):
             band.paused = True
+
+    @staticmethod
+    def _never_accepted(band: _Band) -> bool:
+        """Drafts that are never accepted cannot pay, whatever the rates say."""
+        drafted = sum(m.drafted or 0 for m in band.on)
+        return drafted >= PROBE_TOKENS and not any(m.accepted for m in band.on)
+
+    @staticmethod
+    def _losing(band: _Band) -> bool:
+        on, off = _rate(band.on), _rate(band.off)
+        return on is not None and off is not None and on < off
 
     def state(self, context: int | None = None) -> BrakeState:
         index, band = self._band_of(context)

@@ -47,14 +47,45 @@ class TestProbePair:
 
 
 class TestRealRequests:
-    def test_drafting_that_stops_paying_is_paused_without_waiting_for_a_probe(self) -> None:
+    def test_drafting_that_stops_paying_asks_for_a_fresh_pair_which_pauses_it(self) -> None:
         brake = Brake()
         brake.record_probe(off(100.0), on(200.0))
         for _ in range(3):  # the acceptance falls as the session goes on
             brake.record(on(60.0), context_after=1000)
-        assert brake.fields() == OFF_FIELDS
+        assert brake.needs_probe()  # before the next request, not after PROBE_EVERY
+        assert brake.fields() == {}
+        brake.record_probe(off(100.0), on(60.0))
+        assert brake.fields() == OFF_FIELDS and not brake.needs_probe()
         ratio = brake.state().ratio
         assert ratio is not None and ratio < 1
+
+    def test_a_request_slowed_by_load_does_not_pause_a_drafter_the_pair_finds_paying(
+        self,
+    ) -> None:
+        brake = Brake()
+        brake.record_probe(off(30.0), on(48.0))
+        brake.record(on(48.0, drafted=380, accepted=350), context_after=1000)
+        brake.record(on(16.0, drafted=437, accepted=423), context_after=1500)  # a build started
+        assert brake.fields() == {} and brake.needs_probe()
+        brake.record_probe(off(12.0), on(20.0))  # like for like, under the same load
+        assert brake.fields() == {} and not brake.needs_probe()
+        brake.record(on(21.0, drafted=400, accepted=380), context_after=2000)
+        assert brake.fields() == {}
+
+    def test_a_loss_right_after_a_pair_that_upheld_drafting_pauses_at_once(self) -> None:
+        brake = Brake()
+        brake.record_probe(off(100.0), on(200.0))
+        brake.record(on(40.0), context_after=1000)
+        brake.record_probe(off(100.0), on(150.0))  # short probes pay, long requests do not
+        brake.record(on(40.0), context_after=1500)
+        assert brake.fields() == OFF_FIELDS and not brake.needs_probe()
+
+    def test_a_pair_asked_for_that_gets_no_answer_leaves_the_loss_standing(self) -> None:
+        brake = Brake()
+        brake.record_probe(off(100.0), on(200.0))
+        brake.record(on(40.0), context_after=1000)
+        brake.record_probe_failed()
+        assert brake.fields() == OFF_FIELDS and not brake.needs_probe()
 
     def test_requests_without_drafting_never_resume_it_only_a_probe_pair_does(self) -> None:
         brake = Brake()
@@ -72,7 +103,9 @@ class TestRealRequests:
         brake.record_probe(off(100.0), on(99.0, drafted=0, accepted=0))  # nothing to continue
         assert brake.fields() == {}  # drafting again, on trial
         brake.record(on(80.0, drafted=120, accepted=20), context_after=600)
-        assert brake.fields() == OFF_FIELDS  # the request drafted and lost: paused
+        assert brake.needs_probe()  # the request drafted and lost: a fresh pair decides
+        brake.record_probe(off(100.0), on(99.0, drafted=0, accepted=0))  # nothing again
+        assert brake.fields() == OFF_FIELDS  # the request's loss stands: paused
 
     def test_a_request_too_short_to_time_changes_nothing(self) -> None:
         brake = Brake()
