@@ -28,7 +28,7 @@ from server.errors import LaunchError
 from server.launch.addresses import check_host
 from server.launch.fit import MemoryPlan, plan_memory
 from server.launch.llama_argv import build_argv
-from server.models.fetch import ensure_model
+from server.models.fetch import cached_model, ensure_model
 from server.models.gguf_info import GgufInfo, read_gguf
 from server.models.spec import ModelSpec
 from server.paths import slots_dir
@@ -100,8 +100,10 @@ def prepare_launch(
     target_info = read_gguf(target)
     mmproj = None
     if profile.mmproj is not None and profile.vision != "off":
-        # Fetched only where the plan launches it (its stated size decides), then counted as is.
-        stated = stated_size(profile.mmproj)
+        # Fetched only where the plan launches it (the size on disk or else the stated one
+        # decides, as `server plan` counts it), then counted as is.
+        cached = cached_model(profile.mmproj)
+        stated = cached.stat().st_size if cached is not None else stated_size(profile.mmproj)
         wanted = plan_memory(profile, target_info, draft_info, free_mib, dialect, stated)
         if wanted.vision:
             mmproj = ensure_model(profile.mmproj, hooks.download, pip_args)

@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from server.engine.build import Engine
 from server.engine.known_dialects import BEE_FORK
 from server.launch.fit import GIB, PROJECTOR_COMPUTE_MIB, plan_memory
 from server.launch.llama_argv import build_argv
+from server.launch.plan import prepare_launch
 from server.models.gguf_info import info_from_facts
+from server.models.random_mmproj import write_random_mmproj
 from server.profiles.catalog import get_profile
 from tests.server.test_plan_offline import plan
 
@@ -92,3 +95,19 @@ def test_the_argv_loads_the_projector(tmp_path: Path) -> None:
     )  # fmt: skip
     at = argv.index("--mmproj")
     assert argv[at + 1] == str(tmp_path / "mmproj.gguf")
+
+
+def test_server_up_loads_a_projector_on_disk_as_server_plan_counts_it(
+    engine: Engine, qwen_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A local projector states no size; the file's own is known, so `server up` loads it.
+    projector = write_random_mmproj(qwen_path, tmp_path / "mmproj.gguf")
+    folder = tmp_path / "config"
+    folder.mkdir()
+    (folder / "profiles.toml").write_text(
+        f'[eyes]\nbase = "tiny"\nmmproj = {{path = "{projector}"}}\nvision = "on"\n'
+    )
+    monkeypatch.setenv("BEECODE_CONFIG_DIR", str(folder))
+    launch = prepare_launch("eyes", port=8080)
+    assert launch.mmproj == projector and launch.memory is not None and launch.memory.vision
+    assert launch.argv[launch.argv.index("--mmproj") + 1] == str(projector)
