@@ -28,7 +28,7 @@ class DraftingNote:
         if not self.held:
             return "drafting cannot be paused on this server"
         if self.ratio is None:
-            return "drafting: not measured yet"
+            return "drafting paused" if self.paused else "drafting: not measured yet"
         return f"drafting {'paused' if self.paused else 'on'}: {self.ratio:.2f}x"
 
 

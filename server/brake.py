@@ -106,14 +106,15 @@ class Brake:
         """A probe pair's two measures; the band's verdict is taken from them afresh. A pair
         whose drafting half drafted nothing (an n-gram drafter finds nothing to continue in a
         few tokens) says nothing about drafting: the band drafts again, and its requests judge
-        (one asked for by a request that lost: that request's verdict stands)."""
+        (one asked for by a request that lost: that request's verdict, and its rate, stand)."""
         _, band = self._band_of(context)
         band.since_probe = 0
         doubted, band.doubted = band.doubted, False
         if not self._check_held(off):
             return
         band.off = [off]
-        band.on = [on] if on.drafted else []
+        if on.drafted or not doubted:  # else the request that lost is drafting's measure
+            band.on = [on] if on.drafted else []
         band.paused = doubted and not on.drafted
         self._pause_if_losing(band)
         band.upheld = doubted and not band.paused

@@ -106,6 +106,7 @@ class TestRealRequests:
         assert brake.needs_probe()  # the request drafted and lost: a fresh pair decides
         brake.record_probe(off(100.0), on(99.0, drafted=0, accepted=0))  # nothing again
         assert brake.fields() == OFF_FIELDS  # the request's loss stands: paused
+        assert brake.state().ratio == 0.8  # the request's rate against the fresh pair's
 
     def test_a_request_too_short_to_time_changes_nothing(self) -> None:
         brake = Brake()

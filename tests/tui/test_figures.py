@@ -89,6 +89,9 @@ class TestThroughputLine:
         text = line(throughput_parts(stats(98.0, drafting=paused), None, [], speculative=True))
         assert text.startswith("98.0 tok/s · drafting paused: 0.55x ·")
         assert "vs no-spec" not in text and "0 drafted" not in text
+        unmeasured = DraftingNote(paused=True, ratio=None)  # paused by a probe that got no answer
+        text = line(throughput_parts(stats(98.0, drafting=unmeasured), None, [], speculative=True))
+        assert text.startswith("98.0 tok/s · drafting paused ·")
 
     def test_speculation_off_only_when_the_server_does_not_speculate(self) -> None:
         text = line(throughput_parts(stats(33.3), None, [], speculative=False))

@@ -27,7 +27,7 @@ PROMPT = "Reply with one word: pineapple"
 # A finished turn's line: server figures (no "~" estimate), drafts (tiny speculates; the brake may
 # have paused them), prompt cache.
 THROUGHPUT = re.compile(
-    r"^ *\d+\.\d tok/s.*(draft \d+/\d+|0 drafted|drafting paused: [\d.]+x)"
+    r"^ *\d+\.\d tok/s.*(draft \d+/\d+|0 drafted|drafting paused)"
     r".*prompt \S+ cached / \S+ new",
     re.M,
 )
