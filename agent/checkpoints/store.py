@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.checkpoints.shadow import CheckpointError, ShadowRepo, shadow_dir
+from agent.sessions.durable import write_synced
 from server.paths import data_dir
 
 CANNOT_RESTORE = (
@@ -161,8 +162,7 @@ class Checkpoints:
                 size = os.fstat(fd).st_size
                 if size and os.pread(fd, 1, size - 1) != b"\n":
                     data = b"\n" + data  # a line torn by a kill stays one skipped line
-                os.write(fd, data)
-                os.fsync(fd)
+                write_synced(fd, data)
             finally:
                 os.close(fd)
         except OSError as error:

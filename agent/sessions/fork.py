@@ -17,6 +17,7 @@ from bisect import bisect_left
 from pathlib import Path
 from typing import Any
 
+from agent.sessions.durable import write_synced
 from agent.sessions.replay import (
     FORKED_FROM,
     forked_from,
@@ -46,10 +47,7 @@ def fork_session(source: Session) -> Session:
         lines.append(encoded(mark))
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            view = memoryview(b"".join(line + b"\n" for line in lines))
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            write_synced(fd, b"".join(line + b"\n" for line in lines))
         finally:
             os.close(fd)
         os.replace(temporary, path)

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent.sessions.durable import write_synced
+
 REF = "beecode-image:"
 _DATA = re.compile(r"data:(image/(png|jpeg|gif|webp));base64,(.*)", re.DOTALL)
 _NAME = re.compile(r"[0-9a-f]{64}\.(png|jpeg|gif|webp)")
@@ -75,10 +77,7 @@ def _store(part: dict[str, Any], folder: Path) -> dict[str, Any]:
         temporary = folder / f".{name}.{secrets.token_hex(4)}"
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            write_synced(fd, data)
         finally:
             os.close(fd)
         os.replace(temporary, path)

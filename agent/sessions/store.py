@@ -23,6 +23,7 @@ from typing import Any
 
 from agent.context.images import words
 from agent.context.mentions import typed_part
+from agent.sessions.durable import write_synced
 from agent.sessions.images import restored, stored_record
 from agent.sessions.replay import INTERRUPTED as INTERRUPTED  # re-exported: callers' name
 from agent.sessions.replay import (
@@ -143,10 +144,7 @@ class Session:
             try:
                 if _is_user_message(record):
                     self.turn_mark = os.fstat(fd).st_size + data.startswith(b"\n")
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fsync(fd)
+                write_synced(fd, data)
             finally:
                 os.close(fd)
         except OSError as err:
