@@ -12,11 +12,20 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tools.files import existing_file, file_text, numbered, syntax_note, unified_diff, write_file
+from tools.files import (
+    BEFORE,
+    existing_file,
+    file_text,
+    numbered,
+    syntax_note,
+    unified_diff,
+    write_file,
+)
 from tools.formats import parse_error
 from tools.paths import move_command, shown_path
 from tools.textcodec import FileCodec
 from tools.textcodec import shown as shown_text
+from tools.textfiles import reader
 from tools.tool import BOOL, STR, BaseTool, Kind, ToolContext, ToolError, ToolResult, params
 
 # Below this similarity the "closest match" would only mislead.
@@ -96,6 +105,7 @@ async def _written(
         meta={
             "path": shown,
             "diff": unified_diff(shown_text(text), shown_text(after), shown),
+            **({BEFORE: text} if reader(ctx) is not None else {}),  # the editor's, not the disk's
             **broken,
         },
     )

@@ -48,6 +48,7 @@ def small_text(path: Path, max_bytes: int) -> str | None:
 
 
 UNWRITABLE = "unwritable"  # a write's result meta: its folder cannot be written (errno, not text)
+BEFORE = "before"  # an edit's result meta: the text it changed, where an editor held it
 
 # The checks that read a file the model named (claims, task values, syntax lines) read at most this.
 CHECK_BYTES = 64_000
@@ -245,7 +246,7 @@ class WriteTool(BaseTool):
             raise ToolError(f"{path} is a directory")
         shown = shown_path(full, ctx)
         created = not full.exists()
-        before, codec = "", UTF8
+        before, codec, buffer = "", UTF8, {}
         if not created:
             refuse_special(full, path)
             try:  # an existing text file keeps its encoding
@@ -255,6 +256,7 @@ class WriteTool(BaseTool):
             else:
                 if (files := reader(ctx)) is not None:  # the diff from the editor's buffer
                     before = await editor_text(files, full, shown)
+                    buffer = {BEFORE: before}  # the disk may hold other text: a face's diff
         if codec.legacy:  # the whole content is new: written as UTF-8, shown as it was
             before, codec = shown_text(before), UTF8
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
@@ -270,6 +272,7 @@ class WriteTool(BaseTool):
                 "path": shown,
                 "created": created,
                 "diff": unified_diff(before, content, shown, created),
+                **buffer,
                 **broken,
             },
         )

@@ -13,7 +13,6 @@ import difflib
 import json
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from agent.checkpoints.hook import checkpoint_refusal
@@ -30,8 +29,9 @@ from agent.model.reply import Call
 from agent.permissions.rules import Decision, Permissions
 from agent.sessions.store import Session
 from tools.files import small_text, unified_diff
-from tools.paths import expanded
+from tools.paths import expanded, resolve_in_workspace
 from tools.registry import ToolRegistry
+from tools.textfiles import reader
 from tools.tool import Image, Router, Tool, ToolContext, ToolResult
 
 Record = Callable[[Call, ToolResult], None]
@@ -121,7 +121,7 @@ class CallRunner:
             self.denied_again = f"{call.name} {subject}"
         elif verdict == "ask":
             future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
-            shown = preview(args, self.ctx.workspace)
+            shown = await asyncio.to_thread(preview, args, self.ctx)  # an editor may read
             emit(PermissionRequest(call.id, name, kind, subject, shown, future))
             answer = await future
             verdict = "allow" if answer.choice in ("allow_once", "allow_always") else "deny"
@@ -232,16 +232,22 @@ def message_text(message: dict[str, Any]) -> str:
     return content if isinstance(content, str) else ""
 
 
-def preview(args: dict[str, Any], workspace: Path) -> str:
+def preview(args: dict[str, Any], ctx: ToolContext) -> str:
     """What a call will do, for the permission prompt: the command, the diff a write or edit
-    would make to the file, or the arguments."""
+    would make to the file (to the editor's buffer where the tools read through one), or the
+    arguments. Blocks on the editor: called in a worker thread."""
     if isinstance(args.get("command"), str):
         return str(args["command"])
     old, new = _text_arg(args, "old"), _text_arg(args, "new")
     path = args.get("path")
     if isinstance(path, str):
-        full = workspace / expanded(path)
+        full = ctx.workspace / expanded(path)
         before = small_text(full, PREVIEW_MAX_BYTES)
+        if before is not None and (files := reader(ctx)) is not None:
+            try:  # checked as the tool checks it before the editor is asked
+                before = files.read_text(resolve_in_workspace(path, ctx))
+            except Exception:  # the tool itself says what the editor answered
+                pass
         after = args.get("content") if isinstance(args.get("content"), str) else None
         if after is None and before and old and new is not None and old in before:
             after = before.replace(old, new, -1 if args.get("replace_all") else 1)

@@ -75,6 +75,29 @@ async def test_reads_and_writes_go_through_the_editors_buffers(
     ]
 
 
+async def test_the_permission_preview_and_the_diff_are_of_the_editors_buffer(
+    workspace: Path, app: Path, model: tuple[Model, str]
+) -> None:
+    scripted, url = model
+    scripted.replies = [
+        call("read", {"path": "app.py"}, "r1"),
+        call("edit", {"path": "app.py", "old": "y = 2", "new": "y = 3"}, "e1"),
+        text("Done."),
+    ]
+    async with beecode_acp(workspace, "--endpoint", url, fs=BOTH) as (conn, editor):
+        editor.buffers[str(app)] = "x = 1\ny = 2\n"  # typed in the editor, not saved
+        editor.answers = ["allow_once", "allow_once"]
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("y to 3")])
+    [asked] = [a for a in editor.asked if a.tool_call_id == "e1"]
+    # The file's diff against the buffer (the disk's "x = 1" alone holds no "y = 2" to replace)
+    assert "@@ -1,2 +1,2 @@\\n x = 1\\n-y = 2\\n+y = 3" in str(asked.content)
+    finished = [u for u in editor.of("tool_call_update") if u.tool_call_id == "e1"][-1]
+    [diff] = [c for c in finished.content if c.type == "diff"]
+    assert (diff.old_text, diff.new_text) == ("x = 1\ny = 2\n", "x = 1\ny = 3\n")
+    assert "before" not in (finished.raw_output or {})  # the buffer is not sent back twice
+
+
 @pytest.mark.parametrize("reads", [False, True], ids=["no fs", "reads only"])
 async def test_what_the_editor_does_not_offer_goes_to_the_disk(
     workspace: Path, app: Path, model: tuple[Model, str], reads: bool

@@ -38,7 +38,7 @@ from agent.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from tools.files import small_text
+from tools.files import BEFORE, small_text
 from tools.paths import expanded
 
 Update = AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress
@@ -146,6 +146,8 @@ class Translator:
         before = self._before.pop(event.call_id, None)
         if before is not None and not event.is_error and "diff" in event.meta:
             path, old = before
+            buffer = event.meta.get(BEFORE)  # the editor's text the edit changed, not the disk's
+            old = buffer if isinstance(buffer, str) and len(buffer) <= DIFF_MAX_BYTES else old
             new = small_text(path, DIFF_MAX_BYTES)
             if new is not None:
                 content.insert(0, tool_diff_content(str(path), new, old))
@@ -160,4 +162,5 @@ class Translator:
 
 def _plain(meta: dict[str, Any]) -> dict[str, Any]:
     """The tool's extras that JSON can carry as they are."""
-    return json.loads(json.dumps(meta, default=str)) if meta else {}
+    kept = {k: v for k, v in meta.items() if k != BEFORE}
+    return json.loads(json.dumps(kept, default=str)) if kept else {}
