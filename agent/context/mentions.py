@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tools.files import numbered, small_text
+from tools.textfiles import TextFiles
 
 MARK = "\n\n---\nFiles named above:\n"
 MAX_FILES = 3
@@ -18,8 +19,12 @@ MAX_BYTES = 8_000  # bigger files are left for the model to read in ranges
 _EDGES = "'\"`,.;:!?()[]{}<>@"
 
 
-def attach_mentions(text: str, workspace: Path) -> tuple[str, list[Path]]:
-    """The message with the files it names attached, and those files' paths."""
+def attach_mentions(
+    text: str, workspace: Path, editor: TextFiles | None = None
+) -> tuple[str, list[Path]]:
+    """The message with the files it names attached, and those files' paths. ``editor``: the
+    one the file tools read through, whose buffer is the text attached (it may block: called in
+    a worker thread)."""
     root = workspace.resolve()
     found: dict[Path, str] = {}
     for word in text.split():
@@ -32,6 +37,8 @@ def attach_mentions(text: str, workspace: Path) -> tuple[str, list[Path]]:
             continue
         if path not in found and path.is_relative_to(root):
             content = small_text(path, MAX_BYTES)
+            if content is not None and editor is not None:
+                content = _buffer(editor, path, content)
             if content is not None:
                 found[path] = content
     if not found:
@@ -42,6 +49,16 @@ def attach_mentions(text: str, workspace: Path) -> tuple[str, list[Path]]:
         body = numbered(lines, 1, len(str(len(lines)))) if lines else "(empty file)"
         shown.append(f"{path.relative_to(root).as_posix()}:\n{body}")
     return text + MARK + "\n\n".join(shown), list(found)
+
+
+def _buffer(editor: TextFiles, path: Path, disk: str) -> str | None:
+    """The editor's text of a file on disk (the disk's where the editor cannot say), None
+    where the buffer is too big to attach."""
+    try:
+        text = editor.read_text(path)
+    except Exception:  # the read tool says what the editor answered, when the model asks
+        return disk
+    return text if len(text.encode("utf-8", "surrogateescape")) <= MAX_BYTES else None
 
 
 def typed_part(content: str) -> str:

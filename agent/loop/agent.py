@@ -54,6 +54,7 @@ from agent.permissions.rules import Permissions
 from agent.sessions.store import Session, SessionError
 from tools.paths import unwritable
 from tools.registry import ToolRegistry
+from tools.textfiles import reader
 from tools.tool import Image, ToolContext, ToolResult
 
 if TYPE_CHECKING:  # tree-sitter loads only when a map is built
@@ -165,7 +166,9 @@ class Agent:
         self.policy.start_turn(user_text)
         self._runner.start_turn()
         self.feedback.start_turn()
-        content, attached = attach_mentions(user_text, self._reads.workspace)
+        editor = reader(self._runner.ctx)  # under ACP: the unsaved buffers the tools read
+        workspace = self._reads.workspace
+        content, attached = await asyncio.to_thread(attach_mentions, user_text, workspace, editor)
         self._reads.seen.update(attached)
         await self._refresh_map(attached)
         text = "\n\n".join([content, *said.context])

@@ -98,6 +98,21 @@ async def test_the_permission_preview_and_the_diff_are_of_the_editors_buffer(
     assert "before" not in (finished.raw_output or {})  # the buffer is not sent back twice
 
 
+async def test_a_file_the_prompt_names_is_attached_as_the_editor_holds_it(
+    workspace: Path, app: Path, model: tuple[Model, str]
+) -> None:
+    scripted, url = model
+    scripted.replies = [text("y is 2.")]
+    async with beecode_acp(workspace, "--endpoint", url, fs=BOTH) as (conn, editor):
+        editor.buffers[str(app)] = "x = 1\ny = 2\n"  # typed in the editor, not saved
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(
+            session_id=session.session_id, prompt=[text_block("what is y in app.py?")]
+        )
+    asked = str(scripted.requests[0]["messages"][-1]["content"])
+    assert asked.endswith("app.py:\n1\tx = 1\n2\ty = 2")  # the buffer, not the disk's "x = 1"
+
+
 @pytest.mark.parametrize("reads", [False, True], ids=["no fs", "reads only"])
 async def test_what_the_editor_does_not_offer_goes_to_the_disk(
     workspace: Path, app: Path, model: tuple[Model, str], reads: bool
