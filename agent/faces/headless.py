@@ -6,7 +6,8 @@ Output formats: ``text`` (the answer on stdout; tool calls and a stats line on s
 lint, tests and language server, as run after the turn's changes), the turn's facts as
 changes, commands, failed and doubts, hooks (what they said or blocked, those skipped; also
 ``beecode:`` lines on stderr in every format), subagents (each one's agent, result, stop_reason,
-figures and facts), session_id) and ``stream-json``
+figures and facts), notices (what beecode said in the turn, as the TUI shows it; on stderr in
+``text``), session_id) and ``stream-json``
 (every event as one JSON line, then the same result object with ``"type": "result"``). In
 every format the server start's progress goes to stderr: its steps, and the bars of a build or a
 download with the time they have left (``ProgressLines``).
@@ -38,6 +39,7 @@ from agent.events import (
     HookNote,
     HooksSkipped,
     ImageAttached,
+    Notice,
     PermissionDecision,
     PermissionRequest,
     RequestStats,
@@ -128,6 +130,7 @@ class HeadlessFace:
         self.checks: list[dict[str, Any]] = []  # the project's checks run (agent.feedback)
         self.images: list[dict[str, Any]] = []  # the images the task names (@path)
         self.subagents: list[dict[str, Any]] = []  # each sub-agent's answer and figures
+        self.notices: list[dict[str, Any]] = []  # what beecode said in the turn (as the TUI)
 
     def emit(self, event: Event) -> None:
         if self.format == "stream-json":
@@ -152,6 +155,10 @@ class HeadlessFace:
                     shown = f"{event.name} {json.dumps(event.arguments)[:160]}"
                     note = " (recovered from the reply's text)" if event.recovered else ""
                     print(f"→ {shown}{note}", file=self.err)
+            case Notice():
+                self.notices.append({"message": event.message, "level": event.level})
+                if self.format == "text":
+                    print(f"beecode: {event.message}", file=self.err)
             case ImageAttached():
                 self.images.append(event_json(event))
                 print(f"beecode: {event.line()}", file=self.err)
@@ -194,6 +201,7 @@ class HeadlessFace:
             **facts_json(finished.facts),
             "hooks": self.hooks,
             "subagents": self.subagents,
+            "notices": self.notices,
             "session_id": session_id,
         }
         if self.format == "json":
@@ -205,8 +213,8 @@ class HeadlessFace:
                 print(f"beecode: {line}", file=self.err)
             if finished.stop_reason in ("done", "failed"):
                 print(finished.final_text, file=self.out)
-            else:
-                print(f"beecode: {finished.final_text}", file=self.err)
+            elif {"message": finished.final_text, "level": "warning"} not in self.notices:
+                print(f"beecode: {finished.final_text}", file=self.err)  # not said as it came
             print(f"{stats_line(figures)} · session {session_id}", file=self.err)
 
 

@@ -147,6 +147,17 @@ def test_tool_failures_exit_3(workspace: Path) -> None:
     assert "beecode: Stopped: the same read call gave the same result 3 times" in err
 
 
+def test_what_beecode_says_in_a_turn_is_on_stderr_and_in_the_json(workspace: Path) -> None:
+    (workspace / "notes.txt").write_text("x\n")
+    steps = [call("read", {"path": "notes.txt"})] * 3
+    status, _, err = run(workspace, [*steps], "text")
+    said = "beecode: Stopped: the same read call gave the same result 3 times"
+    assert status == 3 and err.count(said) == 1  # as it came, not again at the end
+    status, out, _ = run(workspace, [*steps], "json")
+    [notice] = json.loads(out)["notices"]
+    assert notice["level"] == "warning" and notice["message"].startswith(said[9:])
+
+
 def test_model_errors_exit_1(workspace: Path) -> None:
     from agent.model.endpoint import ModelError
 
