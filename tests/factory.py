@@ -21,7 +21,8 @@ from agent.loop.agent import Agent
 from agent.model.endpoint import StreamEnd, TextPiece
 from agent.model.scripted import Script, ScriptedModel, Step
 from agent.runtime import Runtime
-from agent.runtime.assemble import ServedModel, assemble_agent, tool_registry
+from agent.runtime.assemble import assemble_agent, tool_registry
+from agent.runtime.served import ServedModel
 from agent.sessions.store import Session
 
 MODEL_NAME = "qwen2.5-coder-0.5b"  # what the scripted model is served as

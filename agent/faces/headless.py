@@ -54,7 +54,7 @@ from agent.faces.progress_lines import ProgressLines
 from agent.facts import TurnFacts
 from agent.model.stats import TurnFigures, combine
 from agent.runtime import RefusedRequest, Runtime
-from agent.runtime.assemble import AppError
+from agent.runtime.served import AppError
 from agent.sessions.store import SessionError
 
 EXIT = {

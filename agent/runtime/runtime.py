@@ -23,7 +23,7 @@ from agent.subagents.tool import agents_listing
 
 if TYPE_CHECKING:
     from agent.loop.agent import Agent
-    from agent.runtime.assemble import ServedModel
+    from agent.runtime.served import ServedModel
     from server.cli.progress import Hooks
     from tools.mcp.servers import McpServers
     from tools.textfiles import TextFiles
@@ -75,13 +75,13 @@ class Runtime:
         previous one is closed. Raises RefusedRequest, AppError or SessionError with one line."""
         from agent.mcp_config import approve, mcp_setup
         from agent.runtime.assemble import (
-            AppError,
             assemble_agent,
             connect_mcp,
             earlier_session,
             tool_budget,
             tool_registry,
         )
+        from agent.runtime.served import AppError
         from agent.sessions.fork import fork_session, forked_line
         from server.errors import ServerError
 
@@ -168,7 +168,7 @@ class Runtime:
 
     def reach_endpoint(self, config: Config) -> None:
         """AppError with one line when an ``--endpoint`` does not answer at all."""
-        from agent.runtime.assemble import check_endpoint
+        from agent.runtime.served import check_endpoint
 
         if config.endpoint:
             check_endpoint(config.endpoint)
@@ -176,7 +176,7 @@ class Runtime:
     def serve_model(self, config: Config, progress: Progress, *, switch: bool) -> ServedModel:
         """The model the next agent talks to: the ``--endpoint``, or the managed server of the
         config's profile, started when it is not up (``switch``: stop one of another profile)."""
-        from agent.runtime.assemble import serve_model
+        from agent.runtime.served import serve_model
 
         return serve_model(config.endpoint or self._serve(config.profile, progress, switch), config)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.model.endpoint import OpenAIChatModel, ReplyFormat, StreamEnd
-from agent.runtime.assemble import speculates
+from agent.runtime.served import speculates
 from server.client import get_metrics
 from server.launch.addresses import server_root
 from tests.agent.headless_run import headless_json

@@ -20,7 +20,7 @@ from agent.model.endpoint import (
     StreamEnd,
     TextPiece,
 )
-from agent.runtime.assemble import small_model
+from agent.runtime.served import small_model
 from tests.agent.sse_server import Script, chunk
 
 TIMINGS = {

@@ -19,8 +19,8 @@ from agent.faces.contract import ConnectRequest
 from agent.faces.headless import run_headless
 from agent.faces.progress_lines import ProgressLines
 from agent.runtime import Runtime
-from agent.runtime.assemble import AppError
 from agent.runtime.progress import MB, DownloadLines, download_line
+from agent.runtime.served import AppError
 
 if TYPE_CHECKING:
     from server.engine.build import BuildOptions, BuildProgress, Engine, EngineSource

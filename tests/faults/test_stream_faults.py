@@ -12,7 +12,7 @@ from agent.config import Config, load_config
 from agent.events import ErrorEvent, Event
 from agent.loop.agent import Agent
 from agent.model.endpoint import OpenAIChatModel
-from agent.runtime.assemble import serve_model
+from agent.runtime.served import serve_model
 from agent.sessions.store import Session
 from tests.faults.misbehaving import misbehaving_server
 from tests.scripted import agent_on

@@ -12,6 +12,7 @@ HEAVY = (
     "mcp",
     "tiktoken",
     "agent.runtime.assemble",
+    "agent.runtime.served",
     "agent.loop.agent",
     "server.process.supervise",
     "server.process.detached",

@@ -39,7 +39,7 @@ from agent.faces.acp.session import INTERNAL, AcpSession, refused
 from agent.faces.contract import ConnectRequest
 from agent.faces.progress_lines import ProgressLines
 from agent.runtime import RefusedRequest, Runtime
-from agent.runtime.assemble import AppError
+from agent.runtime.served import AppError
 from agent.sessions.store import SessionError, beecode_version
 
 McpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio

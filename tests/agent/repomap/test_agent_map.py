@@ -13,7 +13,8 @@ from agent.config import Config
 from agent.events import Event
 from agent.faces.contract import ConnectRequest
 from agent.model.endpoint import OpenAIChatModel
-from agent.runtime.assemble import assemble_agent, serve_model, tool_registry
+from agent.runtime.assemble import assemble_agent, tool_registry
+from agent.runtime.served import serve_model
 from agent.sessions.store import Session
 from tests.agent.repomap.kit import make_repo
 from tests.factory import ENDPOINT, ScriptedRuntime, answer, make_agent
