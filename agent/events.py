@@ -23,10 +23,13 @@ class DraftingNote:
     ratio: float | None  # None: not measured yet in this context band
     held: bool = True  # False: the server drafts even when asked not to
     off_tok_s: float | None = None  # the decode rate without drafting, measured in this band
+    never_accepted: bool = False  # paused since no draft was accepted, whatever the rates say
 
     def describe(self) -> str:
         if not self.held:
             return "drafting cannot be paused on this server"
+        if self.paused and self.never_accepted:
+            return "drafting paused: no draft accepted"
         if self.ratio is None:
             return "drafting paused" if self.paused else "drafting: not measured yet"
         return f"drafting {'paused' if self.paused else 'on'}: {self.ratio:.2f}x"

@@ -9,7 +9,8 @@ requests in the band, and every real request's own rate. Where drafting's rate i
 rate without it, requests go with ``OFF_FIELDS``. A real request that drafted and lost was timed
 at another moment than the rate it lost to (a build on the same cores slows one and not the
 other), so it asks for a fresh pair before the next request, and the pair decides; a second
-loss right after a pair that said drafting pays pauses at once. Drafts never accepted pause at
+loss right after a pair that said drafting pays pauses at once. A request that drafted nothing
+(a reply held to a schema, nothing to continue) is no measure of drafting. Drafts never accepted pause at
 once too (BeeLlama reads ``speculative.n_max`` per
 request; beecode's upstream builds are patched to, see server.engine.patches). A server that
 drafts anyway is marked as one the brake cannot hold, and is not asked again.
@@ -69,6 +70,7 @@ class BrakeState:
     band: int  # the band's upper context bound in tokens; 0 past the last one
     held: bool = True  # False: this server drafts even when asked not to
     off_tok_s: float | None = None  # the decode rate without drafting, measured in this band
+    never_accepted: bool = False  # paused since no draft was accepted, whatever the rates say
 
 
 def _rate(measures: list[Measure]) -> float | None:
@@ -106,16 +108,17 @@ class Brake:
         """A probe pair's two measures; the band's verdict is taken from them afresh. A pair
         whose drafting half drafted nothing (an n-gram drafter finds nothing to continue in a
         few tokens) says nothing about drafting: the band drafts again, and its requests judge
-        (one asked for by a request that lost: that request's verdict, and its rate, stand)."""
+        (one asked for by a request that lost: that request's rate, against the pair's fresh
+        rate without drafting)."""
         _, band = self._band_of(context)
         band.since_probe = 0
         doubted, band.doubted = band.doubted, False
         if not self._check_held(off):
             return
         band.off = [off]
-        if on.drafted or not doubted:  # else the request that lost is drafting's measure
+        if on.drafted or not doubted:  # else the requests' own drafting is drafting's measure
             band.on = [on] if on.drafted else []
-        band.paused = doubted and not on.drafted
+        band.paused = False
         self._pause_if_losing(band)
         band.upheld = doubted and not band.paused
 
@@ -134,6 +137,8 @@ class Brake:
             band.since_probe += 1
         if measure.tokens < MIN_TOKENS or not self._check_held(measure):
             return
+        if measure.way == "on" and not measure.drafted:
+            return  # nothing drafted (a schema-held reply, nothing to continue): no measure of it
         ways = band.on if measure.way == "on" else band.off
         ways.append(measure)
         del ways[:-WINDOW]
@@ -170,7 +175,9 @@ class Brake:
         ratio = round(on / off, 3) if on is not None and off else None
         bound = BANDS[index] if index < len(BANDS) else 0
         off_rate = round(off, 2) if off is not None else None
-        return BrakeState(band.paused and self.held, ratio, bound, self.held, off_rate)
+        paused = band.paused and self.held
+        unaccepted = paused and self._never_accepted(band)
+        return BrakeState(paused, ratio, bound, self.held, off_rate, unaccepted)
 
 
 def measure_of(timings: Timings, way: Way) -> Measure:

@@ -38,7 +38,7 @@ def after_request(
     context = stats.prompt_n + stats.cache_n  # the band this request was sent in
     brake.record(measure, context + stats.predicted_n, context)
     state = brake.state(context)
-    note = DraftingNote(paused, state.ratio, state.held, state.off_tok_s)
+    note = DraftingNote(paused, state.ratio, state.held, state.off_tok_s, state.never_accepted)
     stats = replace(stats, drafting=note)
     return with_probe_prefill(stats, probed) if probed is not None else stats
 

@@ -33,6 +33,7 @@ class TestProbePair:
         brake = Brake()
         brake.record_probe(off(100.0), on(101.0, accepted=0))
         assert brake.fields() == OFF_FIELDS
+        assert brake.state().never_accepted  # said so, not by a ratio over 1
 
     def test_a_fresh_pair_is_asked_for_after_probe_every_requests(self) -> None:
         brake = Brake()
@@ -107,6 +108,25 @@ class TestRealRequests:
         brake.record_probe(off(100.0), on(99.0, drafted=0, accepted=0))  # nothing again
         assert brake.fields() == OFF_FIELDS  # the request's loss stands: paused
         assert brake.state().ratio == 0.8  # the request's rate against the fresh pair's
+
+    def test_a_loss_the_fresh_pair_does_not_bear_out_keeps_drafting_on(self) -> None:
+        brake = Brake()
+        brake.record_probe(off(100.0), on(200.0))
+        brake.record(on(30.0, drafted=120, accepted=60), context_after=600)  # the machine slowed
+        assert brake.needs_probe()
+        brake.record_probe(off(40.0), on(39.0, drafted=0, accepted=0))  # slower without, too
+        state = brake.state()
+        assert not state.paused and state.ratio is not None and state.ratio > 1
+        brake.record(on(20.0, drafted=120, accepted=10), context_after=700)  # a second loss
+        assert brake.fields() == OFF_FIELDS and not brake.needs_probe()
+
+    def test_a_request_that_drafted_nothing_says_nothing_about_drafting(self) -> None:
+        brake = Brake()
+        brake.record_probe(off(100.0), on(200.0))
+        for _ in range(3):  # schema-held replies: the server drafts none, at a rate of its own
+            brake.record(on(60.0, drafted=0, accepted=0), context_after=1000)
+        assert brake.fields() == {} and not brake.needs_probe()
+        assert brake.state().ratio == 2.0
 
     def test_a_request_too_short_to_time_changes_nothing(self) -> None:
         brake = Brake()

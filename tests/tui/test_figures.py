@@ -92,6 +92,9 @@ class TestThroughputLine:
         unmeasured = DraftingNote(paused=True, ratio=None)  # paused by a probe that got no answer
         text = line(throughput_parts(stats(98.0, drafting=unmeasured), None, [], speculative=True))
         assert text.startswith("98.0 tok/s · drafting paused ·")
+        unaccepted = DraftingNote(paused=True, ratio=1.04, never_accepted=True)  # rates in noise
+        text = line(throughput_parts(stats(98.0, drafting=unaccepted), None, [], speculative=True))
+        assert text.startswith("98.0 tok/s · drafting paused: no draft accepted ·")
 
     def test_speculation_off_only_when_the_server_does_not_speculate(self) -> None:
         text = line(throughput_parts(stats(33.3), None, [], speculative=False))
