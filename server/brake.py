@@ -10,10 +10,10 @@ rate without it, requests go with ``OFF_FIELDS``. A real request that drafted an
 at another moment than the rate it lost to (a build on the same cores slows one and not the
 other), so it asks for a fresh pair before the next request, and the pair decides; a second
 loss right after a pair that said drafting pays pauses at once. A request that drafted nothing
-(a reply held to a schema, nothing to continue) is no measure of drafting. Drafts never accepted pause at
-once too (BeeLlama reads ``speculative.n_max`` per
-request; beecode's upstream builds are patched to, see server.engine.patches). A server that
-drafts anyway is marked as one the brake cannot hold, and is not asked again.
+(a reply held to a schema, nothing to continue) is no measure of drafting. Drafts never
+accepted pause at once too (BeeLlama reads ``speculative.n_max`` per request; beecode's upstream
+builds are patched to, see server.engine.patches). A server that drafts anyway is marked as one
+the brake cannot hold, and is not asked again.
 
 The agent's model client and ``beecode bench`` send the real requests and report each back;
 ``probe_pair`` sends a probe pair.
