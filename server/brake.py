@@ -118,8 +118,7 @@ class Brake:
         band.off = [off]
         if on.drafted or not doubted:  # else the requests' own drafting is drafting's measure
             band.on = [on] if on.drafted else []
-        band.paused = False
-        self._pause_if_losing(band)
+        band.paused = self._never_accepted(band) or self._losing(band)
         band.upheld = doubted and not band.paused
 
     def record_probe_failed(self, context: int | None = None) -> None:
@@ -153,10 +152,6 @@ class Brake:
         if measure.way == "off" and measure.drafted:
             self.held = False  # the server ignored the request's drafting off
         return self.held
-
-    def _pause_if_losing(self, band: _Band) -> None:
-        if self._never_accepted(band) or self._losing(band):
-            band.paused = True
 
     @staticmethod
     def _never_accepted(band: _Band) -> bool:

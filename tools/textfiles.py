@@ -44,6 +44,18 @@ def writer(ctx: ToolContext) -> TextFiles | None:
     return files if files is not None and files.writes else None
 
 
+def shown_text(files: TextFiles | None, full: Path, disk: str) -> str:
+    """For showing (a preview, an attachment): the editor's text of ``full`` where it reads
+    files, else ``disk``, also where the editor cannot say (the tool says why when it runs).
+    May block on the editor: called in a worker thread."""
+    if files is None:
+        return disk
+    try:
+        return files.read_text(full)
+    except Exception:
+        return disk
+
+
 async def editor_text(files: TextFiles, full: Path, shown: str) -> str:
     """The editor's text of ``full``; its failure is a ToolError (data for the model)."""
     try:

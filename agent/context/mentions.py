@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tools.files import numbered, small_text
-from tools.textfiles import TextFiles
+from tools.textfiles import TextFiles, shown_text
 
 MARK = "\n\n---\nFiles named above:\n"
 MAX_FILES = 3
@@ -38,7 +38,9 @@ def attach_mentions(
         if path not in found and path.is_relative_to(root):
             content = small_text(path, MAX_BYTES)
             if content is not None and editor is not None:
-                content = _buffer(editor, path, content)
+                content = shown_text(editor, path, content)
+                if len(content.encode("utf-8", "surrogateescape")) > MAX_BYTES:
+                    content = None  # a buffer too big to attach
             if content is not None:
                 found[path] = content
     if not found:
@@ -49,16 +51,6 @@ def attach_mentions(
         body = numbered(lines, 1, len(str(len(lines)))) if lines else "(empty file)"
         shown.append(f"{path.relative_to(root).as_posix()}:\n{body}")
     return text + MARK + "\n\n".join(shown), list(found)
-
-
-def _buffer(editor: TextFiles, path: Path, disk: str) -> str | None:
-    """The editor's text of a file on disk (the disk's where the editor cannot say), None
-    where the buffer is too big to attach."""
-    try:
-        text = editor.read_text(path)
-    except Exception:  # the read tool says what the editor answered, when the model asks
-        return disk
-    return text if len(text.encode("utf-8", "surrogateescape")) <= MAX_BYTES else None
 
 
 def typed_part(content: str) -> str:

@@ -8,6 +8,7 @@ is logged to the session.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import difflib
 import json
@@ -31,8 +32,8 @@ from agent.sessions.store import Session
 from tools.files import small_text, unified_diff
 from tools.paths import expanded, resolve_in_workspace
 from tools.registry import ToolRegistry
-from tools.textfiles import reader
-from tools.tool import Image, Router, Tool, ToolContext, ToolResult
+from tools.textfiles import reader, shown_text
+from tools.tool import Image, Router, Tool, ToolContext, ToolError, ToolResult
 
 Record = Callable[[Call, ToolResult], None]
 # A denial is the user's decision, not a failed step: told as such, never as "fix and retry".
@@ -244,10 +245,8 @@ def preview(args: dict[str, Any], ctx: ToolContext) -> str:
         full = ctx.workspace / expanded(path)
         before = small_text(full, PREVIEW_MAX_BYTES)
         if before is not None and (files := reader(ctx)) is not None:
-            try:  # checked as the tool checks it before the editor is asked
-                before = files.read_text(resolve_in_workspace(path, ctx))
-            except Exception:  # the tool itself says what the editor answered
-                pass
+            with contextlib.suppress(ToolError):  # checked as the tool checks it, first
+                before = shown_text(files, resolve_in_workspace(path, ctx), before)
         after = args.get("content") if isinstance(args.get("content"), str) else None
         if after is None and before and old and new is not None and old in before:
             after = before.replace(old, new, -1 if args.get("replace_all") else 1)
